@@ -1,0 +1,367 @@
+"""Tests for tui_app.config: paths, first run, round trip, URLs, secrets and error messages."""
+
+import subprocess
+import sys
+from pathlib import Path
+from textwrap import dedent
+
+import keyring
+import platformdirs
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tui_app.config import (
+    GROUPS,
+    Auth,
+    Config,
+    ConfigError,
+    Environment,
+    config_path,
+    data_dir,
+    load_config,
+    save_config,
+    user_themes_dir,
+)
+
+FULL = dedent("""\
+    active = "staging"
+    theme = "producer-dark"
+    mask_pii = false
+
+    [keys]
+    search = "1"
+    help = "f1,question_mark"
+
+    [environments.sandbox]
+    embedded = true
+    seed = 7
+
+    [environments.staging]
+    base_url = "https://registry.example.test/"
+    format = "xml"
+    timeout = 12.5
+
+    [environments.staging.base_urls]
+    import = "https://import.example.test:8443/gateway"
+
+    [environments.staging.auth]
+    type = "oauth2"
+    token_url = "https://login.example.test/token"
+    client_id = "producer-tui"
+    client_secret_env = "REGISTRY_CLIENT_SECRET"
+    scope = "registry.read registry.write"
+    keyring_service = "producer-tui"
+""")
+
+
+def load_error(config_file: Path, text: str) -> str:
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_config()
+    assert caught.value.exit_code == 2
+    return str(caught.value)
+
+
+# --- paths --------------------------------------------------------------------------------
+
+
+def test_config_path_follows_env_var(config_file: Path) -> None:
+    assert config_path() == config_file
+    assert user_themes_dir() == config_file.parent / "themes"
+
+
+def test_paths_default_to_platform_dirs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PRODUCER_TUI_CONFIG")
+    monkeypatch.delenv("PRODUCER_TUI_DATA")
+    expected = platformdirs.user_config_path("producer-tui", appauthor=False) / "config.toml"
+    assert config_path() == expected
+    assert data_dir() == platformdirs.user_data_path("producer-tui", appauthor=False)
+
+
+def test_data_dir_follows_env_var(tmp_path: Path) -> None:
+    assert data_dir() == tmp_path / "data"
+
+
+# --- first run and round trip -------------------------------------------------------------
+
+
+def test_first_run_writes_default_sandbox_config(config_file: Path) -> None:
+    assert not config_file.exists()
+    config = load_config()
+    name, env = config.active_env()
+    assert (name, env.embedded, env.seed) == ("sandbox", True, 42)
+    assert config.mask_pii is True
+    # Only what was set is written: no noise of defaults.
+    assert (
+        config_file.read_text() == 'active = "sandbox"\n\n[environments.sandbox]\nembedded = true\n'
+    )
+    assert load_config() == config
+
+
+def test_round_trip_keeps_every_setting(config_file: Path) -> None:
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text(FULL)
+    first = load_config()
+    save_config(first)
+    second = load_config()
+    assert second == first
+    assert second.keys == {"search": "1", "help": "f1,question_mark"}
+    assert second.environments["staging"].auth.scope == "registry.read registry.write"
+    saved = config_file.read_text()
+    assert "seed = 7" in saved
+    assert "seed = 42" not in saved  # staging never set a seed
+    assert not list(config_file.parent.glob("*.tmp"))  # the atomic write cleaned up
+
+
+def test_save_creates_parent_folders(config_file: Path) -> None:
+    config = Config(
+        environments={"local": Environment(base_url="http://127.0.0.1:8080")}, active="local"
+    )
+    save_config(config)
+    assert load_config() == config
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.text(min_size=1, max_size=12).filter(lambda s: "\x00" not in s),
+    seed=st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    timeout=st.floats(min_value=0.001, max_value=1e6),
+    mask=st.booleans(),
+)
+def test_round_trip_property(
+    config_file: Path, name: str, seed: int, timeout: float, mask: bool
+) -> None:
+    config = Config(
+        environments={
+            name: Environment(embedded=True, seed=seed),
+            "remote": Environment(base_url="https://r.example.test", timeout=timeout),
+        },
+        active=name,
+        mask_pii=mask,
+    )
+    save_config(config)
+    assert load_config() == config
+
+
+# --- group URLs ---------------------------------------------------------------------------
+
+
+def test_group_url_uses_overrides_then_base_url(config_file: Path) -> None:
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text(FULL)
+    _, env = load_config().active_env()
+    assert {group: env.group_url(group) for group in GROUPS} == {
+        "search": "https://registry.example.test/producerpdbsearch/v1",
+        "transaction": "https://registry.example.test/producertransaction/v1",
+        "import": "https://import.example.test:8443/gateway/producerimport/v1",
+        "bulk": "https://registry.example.test/bulk/v1",
+        "export": "https://registry.example.test/producerexport/v1",
+    }
+
+
+def test_group_urls_without_base_url_when_all_five_are_overridden() -> None:
+    env = Environment.model_validate(
+        {"base_urls": {group: f"https://{group}.example.test/" for group in GROUPS}}
+    )
+    assert env.group_url("import") == "https://import.example.test/producerimport/v1"
+    assert env.group_url("bulk") == "https://bulk.example.test/bulk/v1"
+
+
+def test_embedded_group_url_can_never_reach_a_real_host() -> None:
+    url = Environment(embedded=True).group_url("search")
+    assert url.endswith(".invalid/producerpdbsearch/v1")
+
+
+# --- broken configs -----------------------------------------------------------------------
+
+BROKEN = {
+    "toml syntax": (
+        'active = "staging"\n[environments.staging]\nbase_url = "https://a.test"\nformat = json\n',
+        "4: environments.staging.format: invalid TOML",
+    ),
+    "unknown active environment": (
+        'active = "prod"\n\n[environments.sandbox]\nembedded = true\n',
+        "1: active: no environment named 'prod' (known: sandbox)",
+    ),
+    "missing URL": (
+        'active = "staging"\n\n[environments.staging]\nformat = "json"\n'
+        '[environments.staging.base_urls]\nsearch = "https://s.test"\n',
+        "3: environments.staging: needs base_url, or base_urls for every group "
+        "(no URL for: transaction, import, bulk, export)",
+    ),
+    "bad format value": (
+        'active = "staging"\n[environments.staging]\nbase_url = "https://a.test"\nformat = "yaml"\n',
+        "4: environments.staging.format: must be one of json, xml",
+    ),
+    "unknown key": (
+        'active = "staging"\n[environments.staging]\nbase_url = "https://a.test"\n\nfromat = "xml"\n',
+        "5: environments.staging.fromat: unknown key",
+    ),
+    "clear-text secret": (
+        'active = "staging"\n[environments.staging]\nbase_url = "https://a.test"\n'
+        '[environments.staging.auth]\ntype = "bearer"\ntoken_env = "T"\ntoken = "abc123"\n',
+        "7: environments.staging.auth.token: a secret must not be stored in the config file; "
+        "put it in an environment variable and name that variable with token_env",
+    ),
+    "credentials in URL": (
+        'active = "staging"\n[environments.staging]\nbase_url = "https://me:pw@a.test"\n',
+        "3: environments.staging.base_url: must not contain credentials",
+    ),
+    "query string in URL": (
+        'active = "staging"\n[environments.staging]\nbase_url = "https://a.test/?api_key=x"\n',
+        "3: environments.staging.base_url: must not carry a query string",
+    ),
+    "not an http URL": (
+        'active = "s"\n[environments.s.base_urls]\nbulk = "ftp://a.test"\n',
+        "3: environments.s.base_urls.bulk: 'ftp://a.test' must be an http(s) URL with a host",
+    ),
+    "spec path in base URL": (
+        'active = "s"\n[environments.s]\nbase_url = "https://a.test/bulk/v1/"\n',
+        "3: environments.s.base_url: leave out /bulk/v1",
+    ),
+    "bad auth type": (
+        'active = "s"\n[environments.s]\nbase_url = "https://a.test"\nauth.type = "digest"\n',
+        "4: environments.s.auth.type: must be one of none, bearer, basic, oauth2",
+    ),
+    "auth missing its settings": (
+        'active = "s"\n[environments.s]\nbase_url = "https://a.test"\n'
+        '[environments.s.auth]\ntype = "basic"\n',
+        "4: environments.s.auth: type basic needs username, password_env",
+    ),
+    "auth setting of another type": (
+        'active = "s"\n[environments.s]\nembedded = true\n[environments.s.auth]\ntoken_env = "T"\n',
+        "4: environments.s.auth: token_env does not apply to type none",
+    ),
+    "secret pasted as a variable name": (
+        'active = "s"\n[environments.s]\nembedded = true\n'
+        '[environments.s.auth]\ntype = "bearer"\ntoken_env = "eyJhbGciOi.J9-x"\n',
+        "6: environments.s.auth.token_env: must be the name of an environment variable",
+    ),
+    "URL on an embedded environment": (
+        'active = "s"\n[environments.s]\nembedded = true\nbase_url = "https://a.test"\n',
+        "2: environments.s: an embedded environment runs in-process",
+    ),
+    "wrong type": (
+        'active = "s"\nmask_pii = "yes"\n[environments.s]\nembedded = true\n',
+        "2: mask_pii: must be a valid boolean",
+    ),
+    "quoted environment name": (
+        'active = "my env"\n[environments."my env"]\nbase_url = "https://a.test"\ntimeout = 0\n',
+        "4: environments.my env.timeout: must be greater than 0",
+    ),
+}
+
+
+@pytest.mark.parametrize("text, expected", BROKEN.values(), ids=BROKEN.keys())
+def test_broken_config_names_file_line_and_key(config_file: Path, text: str, expected: str) -> None:
+    message = load_error(config_file, text)
+    assert message.startswith(f"{config_file}:{expected}")
+    assert "\n" not in message  # one problem, one line
+
+
+def test_every_problem_gets_its_own_line_in_file_order(config_file: Path) -> None:
+    text = 'active = "s"\nmask_pii = 1\n[environments.s]\nembedded = true\nformat = "csv"\n'
+    assert load_error(config_file, text).splitlines() == [
+        f"{config_file}:2: mask_pii: must be a valid boolean",
+        f"{config_file}:5: environments.s.format: must be one of json, xml",
+    ]
+
+
+def test_missing_required_key_names_file_and_key(config_file: Path) -> None:
+    message = load_error(config_file, "[environments.sandbox]\nembedded = true\n")
+    assert message == f"{config_file}: active: is required"
+
+
+def test_syntax_error_in_broken_header(config_file: Path) -> None:
+    message = load_error(config_file, 'active = "s"\n[environments.s\n')
+    assert message.startswith(f"{config_file}:2: (top level): invalid TOML: Expected ']'")
+
+
+def test_secret_keys_are_refused_when_built_in_code() -> None:
+    with pytest.raises(ValueError, match="must not be stored in the config file"):
+        Auth.model_validate({"type": "basic", "username": "u", "password": "hunter2"})
+
+
+# --- secrets ------------------------------------------------------------------------------
+
+
+def test_bearer_secret_from_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REGISTRY_TOKEN", "tok-123")
+    assert Auth(type="bearer", token_env="REGISTRY_TOKEN").secret() == "tok-123"
+
+
+def test_each_type_reads_its_own_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PW", "password")
+    monkeypatch.setenv("CS", "client-secret")
+    basic = Auth(type="basic", username="u", password_env="PW")
+    oauth2 = Auth(
+        type="oauth2", token_url="https://t.test/token", client_id="c", client_secret_env="CS"
+    )
+    assert (basic.secret(), oauth2.secret()) == ("password", "client-secret")
+
+
+def test_missing_env_var_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REGISTRY_TOKEN", raising=False)
+    with pytest.raises(ConfigError, match="environment variable REGISTRY_TOKEN is not set"):
+        Auth(type="bearer", token_env="REGISTRY_TOKEN").secret()
+
+
+def test_auth_none_has_no_secret() -> None:
+    with pytest.raises(ConfigError, match="no secret"):
+        Auth().secret()
+
+
+def test_secret_from_keyring_when_env_var_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REGISTRY_TOKEN", raising=False)
+    asked = []
+
+    def fake_get_password(service: str, username: str) -> str:
+        asked.append((service, username))
+        return "from-keyring"
+
+    monkeypatch.setattr(keyring, "get_password", fake_get_password)
+    auth = Auth(type="bearer", token_env="REGISTRY_TOKEN", keyring_service="producer-tui")
+    assert auth.secret() == "from-keyring"
+    assert asked == [("producer-tui", "REGISTRY_TOKEN")]
+
+
+def test_env_var_wins_over_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REGISTRY_TOKEN", "from-env")
+    monkeypatch.setattr(keyring, "get_password", lambda *_: pytest.fail("keyring was asked"))
+    auth = Auth(type="bearer", token_env="REGISTRY_TOKEN", keyring_service="producer-tui")
+    assert auth.secret() == "from-env"
+
+
+def test_missing_keyring_entry_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REGISTRY_TOKEN", raising=False)
+    monkeypatch.setattr(keyring, "get_password", lambda *_: None)
+    auth = Auth(type="bearer", token_env="REGISTRY_TOKEN", keyring_service="producer-tui")
+    with pytest.raises(
+        ConfigError, match="keyring service 'producer-tui' has no entry for REGISTRY_TOKEN"
+    ):
+        auth.secret()
+
+
+def test_keyring_not_installed_is_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REGISTRY_TOKEN", raising=False)
+    monkeypatch.setitem(sys.modules, "keyring", None)  # makes `import keyring` fail
+    auth = Auth(type="bearer", token_env="REGISTRY_TOKEN", keyring_service="producer-tui")
+    with pytest.raises(ConfigError, match=r"REGISTRY_TOKEN is not set.*producer-tui\[keyring\]"):
+        auth.secret()
+
+
+# --- import cost ----------------------------------------------------------------------------
+
+
+def test_config_imports_no_ui_or_optional_packages() -> None:
+    code = (
+        "import sys, tui_app.config; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich', 'keyring', 'tomli_w'}))"
+    )
+    root = Path(__file__).parents[1]  # `-c` puts the working folder on sys.path
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    )
+    assert result.stdout.strip() == "[]"

@@ -1,0 +1,76 @@
+"""Build a :class:`RegistryClient` for a configured environment.
+
+A remote environment gets its group URLs and auth from the config, its secret from an
+environment variable or the keyring. The embedded sandbox runs in this process: the client
+talks to its ASGI app through httpx's in-process transport (no socket, about four times
+cheaper than loopback), and its database lives in the user data directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import httpx
+
+from tui_app.client.auth import BearerAuth, OAuth2ClientCredentials
+from tui_app.client.registry import RegistryClient, RequestLog
+from tui_app.config import GROUPS, Auth, Environment, data_dir
+
+if TYPE_CHECKING:
+    from tui_app.sandbox.app import Sandbox
+
+
+def build_auth(auth: Auth) -> httpx.Auth | None:
+    """The httpx auth of an environment; raises ``ConfigError`` if its secret is missing."""
+    if auth.type == "none":
+        return None
+    if auth.type == "bearer":
+        return BearerAuth(auth.secret())
+    if auth.type == "basic":
+        return httpx.BasicAuth(auth.username or "", auth.secret())
+    return OAuth2ClientCredentials(auth.token_url or "", auth.client_id or "", auth.secret(),
+                                   auth.scope)
+
+
+@dataclass
+class Connection:
+    """A client and, for the embedded environment, the sandbox behind it."""
+
+    client: RegistryClient
+    sandbox: Sandbox | None = None
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+        if self.sandbox is not None:
+            await asyncio.to_thread(self.sandbox.stop)
+
+
+async def connect(
+    env: Environment, *, on_request: Callable[[RequestLog], None] | None = None
+) -> Connection:
+    """Open a connection to an environment. The embedded sandbox is created, seeded and
+    started in a thread, so the caller's event loop (and the app's first frame) never
+    waits for it."""
+    urls = {group: env.group_url(group) for group in GROUPS}
+    if not env.embedded:
+        client = RegistryClient(urls, format=env.format, auth=build_auth(env.auth),
+                                timeout=env.timeout, on_request=on_request)
+        return Connection(client)
+    sandbox = await asyncio.to_thread(start_embedded_sandbox, env.seed)
+    from tui_app.sandbox.app import create_app
+
+    transport = httpx.ASGITransport(app=create_app(sandbox, manage=False))
+    client = RegistryClient(urls, format=env.format, transport=transport, timeout=env.timeout,
+                            on_request=on_request)
+    return Connection(client, sandbox)
+
+
+def start_embedded_sandbox(seed: int) -> Sandbox:
+    from tui_app.sandbox.app import Sandbox, SandboxSettings
+
+    sandbox = Sandbox(SandboxSettings(db_path=data_dir() / f"sandbox-{seed}.db", seed=seed))
+    sandbox.start()
+    return sandbox

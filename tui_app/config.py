@@ -1,0 +1,484 @@
+"""Typed TOML settings: where the config file lives, what it may say, and how it is checked.
+
+The file is read once at start-up with ``tomllib`` into nested pydantic models and written
+back with ``tomli_w``. Every problem is reported as ``file:line: key.path: message`` so a
+user can fix the file without reading a traceback. Secrets never live in the file: it names
+environment variables (or keyring entries) that hold them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal, Self, get_args
+from urllib.parse import urlsplit
+
+import platformdirs
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+APP_NAME = "producer-tui"
+
+Group = Literal["search", "transaction", "import", "bulk", "export"]
+GROUPS: tuple[Group, ...] = get_args(Group)
+GROUP_PREFIXES: dict[Group, str] = {
+    "search": "/producerpdbsearch/v1",
+    "transaction": "/producertransaction/v1",
+    "import": "/producerimport/v1",
+    "bulk": "/bulk/v1",
+    "export": "/producerexport/v1",
+}
+
+# Base address of the in-process sandbox. The ``.invalid`` top-level domain is reserved
+# (RFC 2606), so a request that escaped the in-process transport could never reach a host.
+EMBEDDED_BASE_URL = "http://sandbox.invalid"
+
+# Keys that would put a secret in clear text in the file, and the setting to use instead.
+SECRET_KEYS = {
+    "token": "token_env",
+    "password": "password_env",
+    "client_secret": "client_secret_env",
+    "secret": "token_env, password_env or client_secret_env",
+    "api_key": "token_env",
+}
+
+
+class ConfigError(Exception):
+    """A config problem the user must fix; the CLI prints the message and exits 2."""
+
+    exit_code = 2
+
+
+# --- where files live -------------------------------------------------------------------
+
+
+def config_path() -> Path:
+    """The config file: ``$PRODUCER_TUI_CONFIG`` if set, else the platform's config dir."""
+    if override := os.environ.get("PRODUCER_TUI_CONFIG"):
+        return Path(override)
+    return platformdirs.user_config_path(APP_NAME, appauthor=False) / "config.toml"
+
+
+def data_dir() -> Path:
+    """Where the sandbox database and bulk journal live: ``$PRODUCER_TUI_DATA`` or platform's."""
+    if override := os.environ.get("PRODUCER_TUI_DATA"):
+        return Path(override)
+    return platformdirs.user_data_path(APP_NAME, appauthor=False)
+
+
+def user_themes_dir() -> Path:
+    """User theme files sit next to the config file."""
+    return config_path().parent / "themes"
+
+
+# --- value checks -------------------------------------------------------------------------
+
+
+def _check_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            f"{url!r} must be an http(s) URL with a host, e.g. https://registry.example.com"
+        )
+    if "@" in parts.netloc:
+        raise ValueError(
+            "must not contain credentials (user:password@); set them in the auth table "
+            "through environment variables"
+        )
+    if parts.query or parts.fragment:
+        raise ValueError("must not carry a query string or fragment; secrets never go in URLs")
+    try:
+        parts.port  # noqa: B018 - accessing it is what validates the port
+    except ValueError:
+        raise ValueError(f"{url!r} has an invalid port") from None
+    for prefix in GROUP_PREFIXES.values():
+        if parts.path.rstrip("/").endswith(prefix):
+            raise ValueError(f"leave out {prefix}: the group's path is appended automatically")
+    return url
+
+
+def _check_env_name(name: str) -> str:
+    # Catches the easy mistake of pasting the secret itself where its variable's name goes.
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ValueError(
+            "must be the name of an environment variable (letters, digits, _), not the secret"
+        )
+    return name
+
+
+Url = Annotated[str, AfterValidator(_check_url)]
+EnvName = Annotated[str, AfterValidator(_check_env_name)]
+
+
+# --- the models ---------------------------------------------------------------------------
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        validate_assignment=True,
+        use_attribute_docstrings=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_secrets(cls, data: object) -> object:
+        if isinstance(data, dict):
+            for key in data:
+                if key in SECRET_KEYS:
+                    # The key travels in ctx so the error can point at its own line.
+                    raise PydanticCustomError(
+                        "secret_in_config",
+                        "a secret must not be stored in the config file; put it in an "
+                        "environment variable and name that variable with {use}",
+                        {"key": key, "use": SECRET_KEYS[key]},
+                    )
+        return data
+
+
+class Auth(_Model):
+    """How requests to an environment authenticate. Holds names of secrets, never secrets."""
+
+    type: Literal["none", "bearer", "basic", "oauth2"] = "none"
+    """The scheme: none, bearer (a token), basic (user and password) or oauth2 (client
+    credentials grant)."""
+    token_env: EnvName | None = None
+    """bearer: name of the environment variable holding the token."""
+    username: str | None = None
+    """basic: the user name (not a secret, so it may be written here)."""
+    password_env: EnvName | None = None
+    """basic: name of the environment variable holding the password."""
+    token_url: Url | None = None
+    """oauth2: the token endpoint of the authorisation server."""
+    client_id: str | None = None
+    """oauth2: the client id (not a secret)."""
+    client_secret_env: EnvName | None = None
+    """oauth2: name of the environment variable holding the client secret."""
+    scope: str | None = None
+    """oauth2: optional space-separated scopes to request."""
+    keyring_service: str | None = None
+    """Optional keyring service to look the secret up in (username: the variable's name)
+    when its environment variable is unset. Needs the optional ``keyring`` package."""
+
+    @model_validator(mode="after")
+    def _fields_match_type(self) -> Self:
+        required, optional = _AUTH_REQUIRED[self.type], _AUTH_OPTIONAL[self.type]
+        given = {name for name in type(self).model_fields if getattr(self, name) is not None}
+        if missing := [name for name in required if name not in given]:
+            raise ValueError(f"type {self.type} needs {', '.join(missing)}")
+        if extra := sorted(given - {"type", *required, *optional}):
+            raise ValueError(f"{', '.join(extra)} does not apply to type {self.type}")
+        return self
+
+    def secret(self) -> str:
+        """The secret this scheme needs: from its environment variable, else the keyring."""
+        if self.type == "none":
+            raise ConfigError("auth type none has no secret")
+        name = getattr(self, _AUTH_REQUIRED[self.type][-1])
+        if value := os.environ.get(name):
+            return value
+        if self.keyring_service is None:
+            raise ConfigError(f"environment variable {name} is not set (the {self.type} secret)")
+        if value := _keyring_secret(self.keyring_service, name):
+            return value
+        raise ConfigError(
+            f"environment variable {name} is not set and keyring service "
+            f"{self.keyring_service!r} has no entry for {name} (the {self.type} secret)"
+        )
+
+
+# Settings each auth type needs; the last one names the secret.
+_AUTH_REQUIRED: dict[str, tuple[str, ...]] = {
+    "none": (),
+    "bearer": ("token_env",),
+    "basic": ("username", "password_env"),
+    "oauth2": ("token_url", "client_id", "client_secret_env"),
+}
+_AUTH_OPTIONAL: dict[str, tuple[str, ...]] = {
+    "none": (),
+    "bearer": ("keyring_service",),
+    "basic": ("keyring_service",),
+    "oauth2": ("scope", "keyring_service"),
+}
+
+
+def _keyring_secret(service: str, name: str) -> str | None:
+    # Imported here: keyring is an optional dependency and costly to import.
+    try:
+        import keyring
+        from keyring.errors import KeyringError
+    except ImportError:
+        raise ConfigError(
+            f"environment variable {name} is not set, and keyring_service needs the keyring "
+            "package: pip install 'producer-tui[keyring]'"
+        ) from None
+    try:
+        return keyring.get_password(service, name)
+    except KeyringError as exc:
+        raise ConfigError(
+            f"keyring lookup of {name} in service {service!r} failed: {exc}"
+        ) from None
+
+
+class GroupUrls(_Model):
+    """Per-group base URLs that override the environment's ``base_url``."""
+
+    search: Url | None = None
+    """Base URL of the producer database search group."""
+    transaction: Url | None = None
+    """Base URL of the producer transaction group."""
+    import_: Url | None = Field(None, alias="import")
+    """Base URL of the single profile import group."""
+    bulk: Url | None = None
+    """Base URL of the bulk profile import group."""
+    export: Url | None = None
+    """Base URL of the producer export group."""
+
+    def get(self, group: Group) -> str | None:
+        """The override for ``group``, if any."""
+        return getattr(self, "import_" if group == "import" else group)
+
+
+class Environment(_Model):
+    """One place the app can talk to: the embedded sandbox or a real service."""
+
+    embedded: bool = False
+    """True for the in-process sandbox, which needs no URLs."""
+    seed: int = 42
+    """Embedded only: seed of the sandbox's synthetic registry, so its data is the same
+    every run."""
+    base_url: Url | None = None
+    """Host part of every group's address (scheme, host, optional port and path prefix);
+    the group's spec path such as /producerpdbsearch/v1 is appended."""
+    base_urls: GroupUrls | None = None
+    """Optional per-group overrides of ``base_url``."""
+    format: Literal["json", "xml"] = "json"
+    """Body format for operations that accept either."""
+    timeout: float = Field(30.0, gt=0)
+    """Seconds to wait for a response."""
+    auth: Auth = Auth()
+    """How to authenticate; no authentication if absent."""
+
+    @model_validator(mode="after")
+    def _check_urls(self) -> Self:
+        if self.embedded:
+            if self.base_url or self.base_urls:
+                raise ValueError(
+                    "an embedded environment runs in-process and takes no base_url or "
+                    "base_urls; set embedded = false to use a server"
+                )
+        elif missing := [g for g in GROUPS if self._base_for(g) is None]:
+            raise ValueError(
+                f"needs base_url, or base_urls for every group (no URL for: {', '.join(missing)})"
+            )
+        return self
+
+    def _base_for(self, group: Group) -> str | None:
+        override = self.base_urls.get(group) if self.base_urls else None
+        return override or self.base_url
+
+    def group_url(self, group: Group) -> str:
+        """The full base address of ``group``, e.g. https://host/producerpdbsearch/v1."""
+        base = EMBEDDED_BASE_URL if self.embedded else self._base_for(group)
+        assert base is not None  # guaranteed by _check_urls
+        return base.rstrip("/") + GROUP_PREFIXES[group]
+
+
+class Config(_Model):
+    """The whole config file."""
+
+    # Declared before ``active`` so that its validator can see the validated environments.
+    environments: dict[str, Environment]
+    """The environments by name, e.g. [environments.sandbox]."""
+    active: str
+    """Name of the environment to use at start-up."""
+    theme: str | None = None
+    """UI theme name; the app's default theme if absent."""
+    mask_pii: bool = True
+    """Mask tax ids and other personal data on screen."""
+    keys: dict[str, str] = {}
+    """Key remapping: binding id -> key, or several keys separated by commas (Textual's
+    notation), e.g. search = "1"."""
+
+    @field_validator("active")
+    @classmethod
+    def _active_exists(cls, active: str, info: ValidationInfo) -> str:
+        environments = info.data.get("environments")
+        if environments is not None and active not in environments:
+            known = ", ".join(environments) or "none defined"
+            raise ValueError(f"no environment named {active!r} (known: {known})")
+        return active
+
+    def active_env(self) -> tuple[str, Environment]:
+        """The active environment's name and settings."""
+        return self.active, self.environments[self.active]
+
+
+def default_config() -> Config:
+    """What a first run writes: just the embedded sandbox, so the app works offline."""
+    return Config(environments={"sandbox": Environment(embedded=True)}, active="sandbox")
+
+
+# --- reading and writing ------------------------------------------------------------------
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read the config file, creating the default one on first run."""
+    path = path or config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        config = default_config()
+        save_config(config, path)
+        return config
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the config file: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(_syntax_problem(path, text, exc)) from None
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_problems(path, text, exc)) from None
+
+
+def save_config(config: Config, path: Path | None = None) -> None:
+    """Write the config atomically, leaving out settings that were never set."""
+    import tomli_w  # only needed when writing, which is rare
+
+    path = path or config_path()
+    data = config.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _replace_file(path, tomli_w.dumps(data))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write the config file: {exc}") from None
+
+
+def _replace_file(path: Path, text: str) -> None:
+    # Write a sibling temp file and rename it over the old one, so a crash mid-write never
+    # leaves a truncated config behind.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+# --- error messages -----------------------------------------------------------------------
+
+_BARE_KEY = r"[A-Za-z0-9_-]+"
+_KEY_PART = rf"(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|{_BARE_KEY})"
+_DOTTED_KEY = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
+_HEADER_RE = re.compile(rf"\s*\[\[?\s*({_DOTTED_KEY})\s*\]")
+_ASSIGN_RE = re.compile(rf"\s*({_DOTTED_KEY})\s*=")
+
+KeyPath = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _KeyLine:
+    path: KeyPath
+    """Full key path of the header or key on this line."""
+    line: int
+    table: KeyPath
+    """The table this line belongs to (for a header, the table it opens)."""
+
+
+def _split_key(dotted: str) -> KeyPath:
+    parts = re.findall(_KEY_PART, dotted)
+    return tuple(p[1:-1] if p[0] in "\"'" else p for p in parts)
+
+
+def _key_lines(text: str) -> list[_KeyLine]:
+    """Every table header and key in the file with its line number, in file order.
+
+    A best-effort line scanner, not a TOML parser: it only has to point a person at the
+    right line, and a config file is simple enough for that.
+    """
+    found = []
+    table: KeyPath = ()
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if match := _HEADER_RE.match(line):
+            table = _split_key(match[1])
+            found.append(_KeyLine(table, lineno, table))
+        elif match := _ASSIGN_RE.match(line):
+            found.append(_KeyLine(table + _split_key(match[1]), lineno, table))
+    return found
+
+
+def _line_of(keys: list[_KeyLine], loc: KeyPath) -> int | None:
+    """The line of ``loc``: its own line, else the first line inside it, else its parent's."""
+    while loc:
+        if lines := [k.line for k in keys if k.path[: len(loc)] == loc]:
+            exact = [k.line for k in keys if k.path == loc]
+            return (exact or lines)[0]
+        loc = loc[:-1]
+    return None
+
+
+def _message(error: ErrorDetails) -> str:
+    kind, ctx = error["type"], error.get("ctx", {})
+    if kind == "literal_error":
+        return "must be one of " + ctx["expected"].replace("'", "").replace(" or ", ", ")
+    if kind == "extra_forbidden":
+        return "unknown key (check its spelling and the table it is in)"
+    if kind == "missing":
+        return "is required"
+    if kind == "value_error":
+        return str(ctx["error"])
+    return re.sub(r"^Input should be", "must be", error["msg"])
+
+
+def _problems(path: Path, text: str, exc: ValidationError) -> str:
+    """One ``file:line: key.path: message`` line per problem, in file order."""
+    keys = _key_lines(text)
+    problems = []
+    for error in exc.errors():
+        loc = tuple(str(part) for part in error["loc"])
+        if error["type"] == "secret_in_config":
+            loc += (error["ctx"]["key"],)
+        problems.append((_line_of(keys, loc), loc, _message(error)))
+    problems.sort(key=lambda p: p[0] or 0)
+    return "\n".join(
+        f"{path}{f':{line}' if line else ''}: {'.'.join(loc)}: {message}"
+        for line, loc, message in problems
+    )
+
+
+def _syntax_problem(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
+    # Python 3.11's TOMLDecodeError has no lineno attribute; the message carries it.
+    message = str(exc)
+    match = re.search(r"\s*\(at line (\d+), column \d+\)$", message)
+    if match is None:  # "(at end of document)"
+        line = text.count("\n") + 1
+        message = re.sub(r"\s*\(at end of document\)$", "", message)
+    else:
+        line = int(match[1])
+        message = message[: match.start()]
+    # Name the key on that line if the scanner can read it, else the table it sits in.
+    keys = _key_lines(text)
+    here = [k.path for k in keys if k.line == line]
+    before = [k.table for k in keys if k.line < line]
+    key = here[0] if here else before[-1] if before else ()
+    return f"{path}:{line}: {'.'.join(key) or '(top level)'}: invalid TOML: {message}"

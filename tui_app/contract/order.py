@@ -1,0 +1,258 @@
+"""Producer transaction: appointment and termination orders, and the order response.
+
+Choices where the spec says "not shown" (documented in the README):
+- dates (``dateOfBirth``, ``dateEffective``) are MM/DD/YYYY, like the national report;
+- members of the nested objects are optional text; state members are two-letter codes and
+  ZIP members 5 digits or ZIP+4 (DOMAIN.md);
+- an order moves through :data:`ORDER_STATUSES`; :data:`FINAL_STATUSES` cannot be updated.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, model_validator
+from pydantic_core import PydanticCustomError
+
+from tui_app.contract.base import ContractModel, ResponseModel, digits, rule_error, text
+from tui_app.contract.jurisdictions import Jurisdiction
+
+
+def _check_us_date(value: str) -> str:
+    if value:
+        try:
+            datetime.strptime(value, "%m/%d/%Y")
+        except ValueError:
+            raise PydanticCustomError("date", "must be a date as MM/DD/YYYY") from None
+    return value
+
+
+UsDate = Annotated[text(10), AfterValidator(_check_us_date)]
+Zip = text(10, pattern=r"[0-9]{5}(-?[0-9]{4})?", means="a ZIP code: 5 digits or ZIP+4")
+YesNo = Literal["Y", "N"]
+Text = str  # nested members: "they carry text values", limits not shown
+
+
+class CurrentResidenceAddress(ContractModel):
+    cResidenceAddress: Text | None = None
+    cResidenceAddress2: Text | None = None
+    cResidenceAddressCity: Text | None = None
+    cResidenceAddressState: Jurisdiction | None = None
+    cResidenceAddressZip: Zip | None = None
+    cResidencePhone: Text | None = None
+
+
+class BusinessAddress(ContractModel):
+    businessAddressCity: Text | None = None
+    businessAddressLine1: Text | None = None
+    businessAddressLine2: Text | None = None
+    businessAddressState: Jurisdiction | None = None
+    businessAddressZip: Zip | None = None
+    businessPhone: Text | None = None
+
+
+class MailingAddress(ContractModel):
+    mailAddress1: Text | None = None
+    mailAddress2: Text | None = None
+    mailCity: Text | None = None
+    mailState: Jurisdiction | None = None
+    mailZip: Zip | None = None
+
+
+class InsurerLicenseDetails(ContractModel):
+    insurersLicenseNumber: Text | None = None
+    insLicState: Jurisdiction | None = None
+
+
+class InsurerDetails(ContractModel):
+    insurerCity: Text | None = None
+    insurerPhone: Text | None = None
+    insurerState: Jurisdiction | None = None
+    insurerStreet1: Text | None = None
+    insurerStreet2: Text | None = None
+    insurerZip: Zip | None = None
+
+
+class LicenseDetails(ContractModel):
+    licenseNumber: Text | None = None
+    licenseState: Jurisdiction | None = None
+
+
+class AuthorizedSignerDetails(ContractModel):
+    authorizedSignerFirstName: Text | None = None
+    authorizedSignerLastName: Text | None = None
+    authorizedPersonCity: Text | None = None
+    authorizedPersonPhone: Text | None = None
+    authorizedPersonState: Jurisdiction | None = None
+    authorizedPersonStreet1: Text | None = None
+    authorizedPersonTitle: Text | None = None
+    authorizedPersonZip: Zip | None = None
+    authorizedSignerName: Text | None = None
+    authorizedSignerEmail: Text | None = None
+
+
+class Domicile(ContractModel):
+    insStateDomicile: Jurisdiction | None = None
+
+
+class CompanyCodeDetails(ContractModel):
+    companyCodeState: Jurisdiction | None = None
+    companyCode: Text | None = None
+
+
+class PinStateFeeDetails(ContractModel):
+    pinStateFee: Text | None = None
+    pinFeeState: Jurisdiction | None = None
+
+
+class Tlq(ContractModel):
+    """Transaction header: where, what and who."""
+
+    juris: Jurisdiction
+    """Filing state, two-letter state code."""
+    pType: Literal["I", "A"]
+    """Producer type: I = individual, A = agency."""
+    fType: Literal["A", "T"]
+    """Filing type: A = appointment, T = appointment termination."""
+    lType: Literal["M", "L"]
+    """License-of-authority type: M = major, L = limited lines."""
+    clientOrderNum: text(20, 1, pattern=r"[a-zA-Z0-9]+", means="letters and digits only")
+    """Unique reference number of the order, chosen by the client."""
+    userId: text(12, 1)
+    """Identifier of the licensing user, assigned by the operator."""
+    filingMode: Literal["E", "P"]
+    """E = electronic, P = paper."""
+
+
+class OrderData(ContractModel):
+    """The applicant, the insurer and the filing's details."""
+
+    firstName: text(80, 1)
+    lastName: text(80, 1)
+    middleInitial: text(3) | None = None
+    middleName: text(30) | None = None
+    taxId: digits(12, 9)
+    """Applicant's SSN or FEIN."""
+    dateOfBirth: UsDate | None = None
+    niprNoReq: text(10) | None = None
+    """Applicant's national producer number."""
+    currentResidenceAddress: CurrentResidenceAddress | None = None
+    businessAddress: BusinessAddress | None = None
+    mailingAddress: MailingAddress | None = None
+    insurerLicenseDetails: InsurerLicenseDetails | None = None
+    insurerDetails: InsurerDetails | None = None
+    licenseDetails: LicenseDetails | None = None
+    feinNumber: text(80, 9, pattern=r"[0-9]{9}", means="exactly 9 digits") | None = None
+    """Sponsoring company's FEIN; required when sponsoringCompany is given."""
+    cityDomicile: text(80) | None = None
+    insStateDomicile: Jurisdiction | None = None
+    dateEffective: UsDate | None = None
+    """Effective date of the appointment or of its termination."""
+    naicNum: digits(5) | None = None
+    """Insurer's NAIC number; required when sponsoringCompany is given."""
+    authorizedSignerDetails: AuthorizedSignerDetails | None = None
+    contactName: text(160) | None = None
+    contactPhone: digits(10) | None = None
+    officerTitle: text(80) | None = None
+    loa: list[text(100, 1)] | None = None
+    """Lines of authority; several may occur in one transaction."""
+    domicile: Domicile | None = None
+    companyCodeDetails: CompanyCodeDetails | None = None
+    residentStateYN: YesNo | None = None
+    residentStateText: Jurisdiction | None = None
+    ltp: text(100) | None = None
+    ltpText: text(2) | None = None
+    pinStateFeeDetails: PinStateFeeDetails | None = None
+    sponsoringCompany: text(150) | None = None
+    firmName: text(100) | None = None
+    trm: text(100) | None = None
+    """Termination code."""
+    termReasonText: text(150) | None = None
+    termCauseYN: YesNo | None = None
+    surplusLinesYn: YesNo | None = None
+    floridaResCty: text(2) | None = None
+    floridaCountyCode: text(2) | None = None
+    appCodeFl: text(4) | None = None
+    costCenter1: text(25) | None = None
+    costCenter2: text(25) | None = None
+
+    @model_validator(mode="after")
+    def _sponsor_needs_fein_and_naic(self) -> OrderData:
+        if self.sponsoringCompany:
+            missing = [n for n in ("feinNumber", "naicNum") if not getattr(self, n)]
+            if missing:
+                raise rule_error(missing, "is required when sponsoringCompany is given")
+        return self
+
+
+class Order(ContractModel):
+    """An appointment or termination order (XML root ``Order``)."""
+
+    tlq: Tlq
+    data: OrderData
+
+
+class OrderStatusQuery(ContractModel):
+    """Query of ``GET /order/status``: the client's order number."""
+
+    order_num: text(20, 1)
+
+
+# --- response --------------------------------------------------------------------------
+
+ORDER_STATUSES = (
+    "RECEIVED", "VALIDATING", "REJECTED", "SUBMITTED", "PENDING_PAPER",
+    "PENDING_STATE_REVIEW", "APPROVED", "DENIED", "CANCELLED",
+)  # fmt: skip
+FINAL_STATUSES = frozenset({"REJECTED", "APPROVED", "DENIED", "CANCELLED"})
+
+
+class Fee(ResponseModel):
+    state: str | None = None
+    description: str | None = None
+    amount: float = 0.0
+
+
+class Note(ResponseModel):
+    at: str | None = None
+    """When (ISO 8601)."""
+    stage: str | None = None
+    text: str
+
+
+class StatusChange(ResponseModel):
+    status: str
+    at: str | None = None
+
+
+class OrderDetails(ResponseModel):
+    """Where the order stands, with its processing notes and fees."""
+
+    orderNum: str | None = None
+    """The service's own order number."""
+    clientOrderNum: str
+    status: str
+    """One of :data:`ORDER_STATUSES`."""
+    statusDate: str | None = None
+    updated: bool = False
+    """True when this POST updated an existing order rather than creating one."""
+    message: str | None = None
+    fees: list[Fee] = []
+    totalFee: float = 0.0
+    notes: list[Note] = []
+    history: list[StatusChange] = []
+
+    @property
+    def final(self) -> bool:
+        return self.status in FINAL_STATUSES
+
+
+class OrderInfo(ResponseModel):
+    orderDetails: OrderDetails
+    itemDetails: dict[str, Any] = {}
+    """The order as filed: the members of ``tlq`` and ``data``."""
+
+
+class OrderResponse(ResponseModel):
+    order: OrderInfo

@@ -1,0 +1,298 @@
+"""Producer database search: requests, hit lists and the full registry record.
+
+The spec leaves the inner fields of the responses open ("not shown"); the ones chosen here
+mirror the national producer database report described in DOMAIN.md and are listed in the
+README. Response models keep unknown fields, so a richer real server does not break us.
+Dates inside the national report are MM/DD/YYYY strings; ``LastUpdated`` and transaction
+dates are ISO 8601.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import ClassVar, Literal
+
+from pydantic import model_validator
+
+from tui_app.contract.base import (
+    ContractModel,
+    NpnNumber,
+    ResponseModel,
+    digits,
+    rule_error,
+    text,
+)
+from tui_app.contract.jurisdictions import Jurisdiction
+
+
+class SearchKind(StrEnum):
+    """Values of ``SearchType``: which other fields a search evaluates."""
+
+    NAME = "NAME"
+    SSN = "SSN"
+    NPN = "NPN"
+    LICENSE = "LICENSE"
+
+
+class _Search(ContractModel):
+    required_when: ClassVar[dict[SearchKind, tuple[str, ...]]] = {}
+    """Per SearchType, the fields it requires (the spec's "required when" column)."""
+    also_uses: ClassVar[dict[SearchKind, tuple[str, ...]]] = {}
+    """Per SearchType, optional fields it evaluates besides ``CostCenter``."""
+    kinds: ClassVar[tuple[SearchKind, ...]] = tuple(SearchKind)
+    """The SearchTypes this search accepts."""
+
+    @classmethod
+    def fields_for(cls, kind: SearchKind) -> tuple[str, ...]:
+        """The fields a search of this kind evaluates, required ones first."""
+        return cls.required_when.get(kind, ()) + cls.also_uses.get(kind, ()) + ("CostCenter",)
+
+    @model_validator(mode="after")
+    def _required_for_type(self):
+        missing = [
+            name
+            for name in self.required_when.get(self.SearchType, ())
+            if getattr(self, name) in (None, "")
+        ]
+        if missing:
+            raise rule_error(missing, f"is required when SearchType is {self.SearchType.value}")
+        return self
+
+
+class AgentSearch(_Search):
+    """Individual search request (XML root ``AgentSearch``)."""
+
+    SearchType: SearchKind
+    FirstName: text(80) | None = None
+    MiddleName: text(30) | None = None
+    LastName: text(80) | None = None
+    Ssn: digits(12) | None = None
+    Npn: NpnNumber | None = None
+    LicenseJurisdiction: Jurisdiction | None = None
+    LicenseNumber: text(30) | None = None
+    CostCenter: text(50) | None = None
+
+    required_when: ClassVar = {
+        SearchKind.NAME: ("FirstName", "LastName"),
+        SearchKind.SSN: ("LastName", "Ssn"),
+        SearchKind.NPN: ("Npn",),
+        SearchKind.LICENSE: ("LicenseJurisdiction", "LicenseNumber"),
+    }
+    also_uses: ClassVar = {SearchKind.NAME: ("MiddleName",)}
+
+
+FIRM_SEARCH_REFUSAL = (
+    "firms cannot be searched by SSN or NPN; read a firm by its NPN with GET /agency?Npn="
+)
+
+
+class AgencySearch(_Search):
+    """Firm search request (XML root ``AgencySearch``). SearchType SSN and NPN are refused:
+    the firm search has no Ssn or Npn field (DOMAIN.md)."""
+
+    SearchType: SearchKind
+    FirmName: text(150) | None = None
+    FirmFein: text(12, pattern=r"[0-9\-]+", means="digits and hyphens only") | None = None
+    LicenseJurisdiction: Jurisdiction | None = None
+    LicenseNumber: text(30) | None = None
+    CostCenter: text(50) | None = None
+
+    required_when: ClassVar = {
+        SearchKind.NAME: ("FirmName", "FirmFein"),
+        SearchKind.LICENSE: ("LicenseJurisdiction", "LicenseNumber"),
+    }
+    kinds: ClassVar[tuple[SearchKind, ...]] = (SearchKind.NAME, SearchKind.LICENSE)
+
+    @model_validator(mode="after")
+    def _firm_kinds(self):
+        if self.SearchType not in self.kinds:
+            raise rule_error(["SearchType"], FIRM_SEARCH_REFUSAL)
+        return self
+
+
+class FullRecordQuery(ContractModel):
+    """Query of ``GET /agent`` and ``GET /agency``."""
+
+    Npn: NpnNumber
+    CostCenter: text(50) | None = None
+
+
+# --- responses -------------------------------------------------------------------------
+
+
+class TransactionTypeBlock(ResponseModel):
+    Type: str | None = None
+    """What was asked: ``PDB Search`` or ``Entity Info``."""
+    Date: str | None = None
+    """When the registry answered (ISO 8601)."""
+    CostCenter: str | None = None
+
+
+class IndividualSummary(ResponseModel):
+    """One hit of an individual search. Only the last four SSN digits are ever sent."""
+
+    Npn: int
+    FirstName: str | None = None
+    MiddleName: str | None = None
+    LastName: str | None = None
+    SsnLast4: str | None = None
+    ResidentState: str | None = None
+    LicenseStates: list[str] = []
+
+
+class FirmSummary(ResponseModel):
+    """One hit of a firm search. Only the last four FEIN digits are ever sent."""
+
+    Npn: int
+    FirmName: str | None = None
+    FeinLast4: str | None = None
+    ResidentState: str | None = None
+    LicenseStates: list[str] = []
+
+
+class EntityBlock(ResponseModel):
+    """About the search itself: how it was evaluated and how many hits it found."""
+
+    SearchType: str | None = None
+    ResultCount: int = 0
+    Truncated: bool = False
+    Message: str | None = None
+
+
+class AdditionalInfoBlock(ResponseModel):
+    TransactionType: TransactionTypeBlock | None = None
+    Entity: EntityBlock | None = None
+
+
+class IndividualsSummaryBlock(ResponseModel):
+    TransactionType: TransactionTypeBlock | None = None
+    Individuals: list[IndividualSummary] = []
+
+
+class FirmsSummaryBlock(ResponseModel):
+    TransactionType: TransactionTypeBlock | None = None
+    Firms: list[FirmSummary] = []
+
+
+class AgentSearchResponse(ResponseModel):
+    IndividualsSummaryInfo: IndividualsSummaryBlock
+    AdditionalInfo: AdditionalInfoBlock | None = None
+
+
+class AgencySearchResponse(ResponseModel):
+    NiprFirmsSummaryInfo: FirmsSummaryBlock
+    AdditionalInfo: AdditionalInfoBlock | None = None
+
+
+class ProducerBlock(ResponseModel):
+    Npn: int
+    EntityType: Literal["INDIVIDUAL", "FIRM"]
+
+
+class BiographicBlock(ResponseModel):
+    """Individual: names, birth date and SSN. Firm: firm name, FEIN and domicile state.
+    SSN, FEIN and DateOfBirth are personal data: screens mask them by default."""
+
+    FirstName: str | None = None
+    MiddleName: str | None = None
+    LastName: str | None = None
+    Suffix: str | None = None
+    DateOfBirth: str | None = None
+    Ssn: str | None = None
+    FirmName: str | None = None
+    Fein: str | None = None
+    DomicileState: str | None = None
+
+
+class Affiliation(ResponseModel):
+    """An agency of an individual, or an individual of a firm."""
+
+    Npn: int | None = None
+    Name: str | None = None
+    EntityType: str | None = None
+    Role: str | None = None
+    State: str | None = None
+    StartDate: str | None = None
+
+
+class Address(ResponseModel):
+    Type: Literal["BUSINESS", "MAILING", "RESIDENCE"] | str
+    Line1: str | None = None
+    Line2: str | None = None
+    City: str | None = None
+    State: str | None = None
+    Zip: str | None = None
+    Country: str | None = None
+    DateUpdated: str | None = None
+
+
+class AddressInfoBlock(ResponseModel):
+    Addresses: list[Address] = []
+
+
+class LineOfAuthority(ResponseModel):
+    Code: str | None = None
+    Name: str | None = None
+    Status: str | None = None
+    """Active, Cancelled or Inactive."""
+    StatusReason: str | None = None
+    StatusDate: str | None = None
+
+
+class Appointment(ResponseModel):
+    CompanyName: str | None = None
+    Fein: str | None = None
+    NaicCode: str | None = None
+    LineOfAuthority: str | None = None
+    Status: str | None = None
+    """Active or Terminated."""
+    TerminationReason: str | None = None
+    StatusDate: str | None = None
+    RenewalDate: str | None = None
+
+
+class RegulatoryAction(ResponseModel):
+    Origin: str | None = None
+    Reason: str | None = None
+    Disposition: str | None = None
+    DateOfAction: str | None = None
+    EffectiveDate: str | None = None
+    Penalty: str | None = None
+    ReferenceNumber: str | None = None
+
+
+class StateLicense(ResponseModel):
+    """One state's license, with its lines of authority, appointments and actions."""
+
+    State: str
+    LicenseNumber: str | None = None
+    LicenseClass: str | None = None
+    Residency: Literal["R", "NR"] | str | None = None
+    Active: bool | None = None
+    IssueDate: str | None = None
+    ExpirationDate: str | None = None
+    CeCompliance: str | None = None
+    """EXEMPT, IN COMPLIANCE, N/A or NOT IN COMPLIANCE."""
+    LinesOfAuthority: list[LineOfAuthority] = []
+    Appointments: list[Appointment] = []
+    RegulatoryActions: list[RegulatoryAction] = []
+
+
+class LicenseDataBlock(ResponseModel):
+    Licenses: list[StateLicense] = []
+
+
+class FullInfo(ResponseModel):
+    """The full registry record of one individual or firm."""
+
+    TransactionType: TransactionTypeBlock | None = None
+    Producer: ProducerBlock
+    Biographic: BiographicBlock | None = None
+    Organization: list[Affiliation] = []
+    LastUpdated: str | None = None
+    AddressInfo: AddressInfoBlock | None = None
+    LicenseData: LicenseDataBlock | None = None
+
+
+class FullRecordResponse(ResponseModel):
+    NiprFullInfo: FullInfo
