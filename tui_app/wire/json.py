@@ -1,0 +1,31 @@
+"""JSON bodies of the contract models: the spec's field names, nulls left out."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from tui_app.wire.errors import WireError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def dump_json(model: BaseModel) -> bytes:
+    """``model`` as compact UTF-8 JSON keyed by field name, without ``None`` values."""
+    return model.model_dump_json(by_alias=False, exclude_none=True).encode("utf-8")
+
+
+def load_json(data: bytes | str, model_cls: type[M], *, context: dict[str, Any] | None = None) -> M:
+    """Parse and validate ``data`` as ``model_cls``.
+
+    Text that is not JSON raises :class:`WireError` with the position; JSON that breaks the
+    contract raises pydantic's ``ValidationError``.
+    """
+    try:
+        return model_cls.model_validate_json(data, context=context)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        if first["type"] == "json_invalid":  # parsing failed, so it is the only error
+            raise WireError(f"not valid JSON: {first['ctx']['error']}") from None
+        raise

@@ -1,0 +1,227 @@
+"""Model-directed XML for the contract models.
+
+The contract's XML documents are plain element trees, so they are written from a model's
+dump and read by walking the model's fields, without a schema:
+
+- Element names are the models' Python field names, which are the spec's names
+  (``SearchType``, ``clientOrderNum``, ``StreetAddress1``). Reading also accepts a field's
+  alias (the camelCase bulk spelling of a record). Namespaces are ignored: elements are
+  matched by their local names.
+- ``None`` is left out. ``""`` is an empty element, and an empty element reads back as
+  ``""``, or as an empty list / object where the field is a list, dict or nested model.
+- Booleans are written ``true`` / ``false`` and numbers as decimal text; on reading every
+  leaf is text, which pydantic's lax mode turns into ints, bools and the like.
+- Objects (nested models and ``dict`` fields) are nested elements; dict keys must be XML
+  names (letters, digits, ``_``, ``-``, ``.``; not starting with a digit).
+- Lists: a wrapper element named as the field holds one element per item. The item's name
+  is the field name's singular when it ends in a single "s" (``Contacts`` -> ``Contact``,
+  ``Individuals`` -> ``Individual``, ``dataSets`` -> ``dataSet``) and ``item`` otherwise
+  (``loa`` -> ``item``). Reading accepts any item name. A ``None`` item is written
+  ``<item nil="true"/>``; any element with a ``nil="true"`` attribute (``xsi:nil`` too)
+  reads as ``None``.
+- Where the model does not say (``Any``, a ``dict`` of ``Any``, an unknown element), an
+  element with children reads as a dict whose repeated names become lists. So inside a
+  free-form object only nested objects of text round-trip exactly: a list comes back as
+  ``{"<item name>": [...]}`` (or a single value) and an empty object as ``""``.
+
+Parsing goes through defusedxml with DTDs, entity declarations and external references
+refused, so no document can expand entities or make the parser read a file or URL.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from collections.abc import Collection, Mapping
+from functools import cache
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+from xml.etree.ElementTree import Element, ParseError
+from xml.parsers.expat import ErrorString
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from tui_app.wire.errors import WireError
+
+M = TypeVar("M", bound=BaseModel)
+
+REFUSED = "XML documents with a DTD or entity declarations are refused"
+
+_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+_NAME = re.compile(r"[^\W\d][\w.\-]*")  # an XML name without a namespace prefix
+_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# A raw \r would come back as \n (parsers normalise line ends), so it is written as a reference.
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;"})
+_LISTS = (list, tuple, set, frozenset)
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def dump_xml(model: BaseModel, root: str) -> bytes:
+    """``model`` as a UTF-8 XML document whose root element is ``root``."""
+    return _document(root, model.model_dump(mode="json", by_alias=False, exclude_none=True))
+
+
+def dump_xml_dict(root: str, data: Mapping[str, Any]) -> bytes:
+    """A free-form mapping (such as export data sets) as a UTF-8 XML document.
+
+    Models inside it are written by field name, like :func:`dump_xml`.
+    """
+    return _document(root, to_jsonable_python(dict(data), by_alias=False, exclude_none=True))
+
+
+def _document(root: str, plain: dict[str, Any]) -> bytes:
+    return (_DECLARATION + _element(root, plain, "")).encode("utf-8")
+
+
+def _element(name: Any, value: Any, parent: str) -> str:
+    path = f"{parent}/{name}" if parent else str(name)
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise WireError(f"{name!r} cannot be an XML element name (at {path})")
+    if value is None:
+        return f'<{name} nil="true"/>'
+    if isinstance(value, dict):
+        inner = "".join(_element(k, v, path) for k, v in value.items() if v is not None)
+    elif isinstance(value, list):
+        item = _item_name(name)
+        inner = "".join(_element(item, v, path) for v in value)
+    else:
+        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        bad = _ILLEGAL.search(text)
+        if bad:
+            raise WireError(f"{path} holds a character XML cannot carry: {bad.group()!r}")
+        inner = text.translate(_ESCAPES)
+    return f"<{name}>{inner}</{name}>" if inner else f"<{name}/>"
+
+
+def _item_name(list_name: str) -> str:
+    if len(list_name) > 1 and list_name.endswith("s") and not list_name.endswith("ss"):
+        return list_name[:-1]
+    return "item"
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def load_xml(
+    data: bytes | str,
+    model_cls: type[M],
+    root: str | Collection[str],
+    *,
+    context: dict[str, Any] | None = None,
+) -> M:
+    """Parse ``data`` into ``model_cls``; the root element must be (one of) ``root``.
+
+    Validation runs with ``{"format": "xml"}`` in its context (merged under ``context``),
+    so that records apply their XML-document rules. A malformed or refused document raises
+    :class:`WireError`; a document that breaks the contract raises pydantic's
+    ``ValidationError``.
+    """
+    element = _parse(data)
+    roots = (root,) if isinstance(root, str) else tuple(root)
+    found = _local(element.tag)
+    if found not in roots:
+        expected = " or ".join(f"<{r}>" for r in roots)
+        raise WireError(f"expected the root element {expected}, found <{found}>")
+    return model_cls.model_validate(
+        _model_dict(element, model_cls), context={"format": "xml", **(context or {})}
+    )
+
+
+def load_xml_dict(data: bytes | str) -> tuple[str, dict[str, Any]]:
+    """The root element's name and its children as a dict, without a model to direct it:
+    leaves are text and repeated child names become lists."""
+    element = _parse(data)
+    return _local(element.tag), _children(element, Any)
+
+
+def _parse(data: bytes | str) -> Element:
+    try:
+        return fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except DefusedXmlException:
+        raise WireError(REFUSED) from None
+    except ParseError as exc:
+        line, column = exc.position
+        raise WireError(
+            f"not well-formed XML at line {line}, column {column + 1}: {ErrorString(exc.code)}"
+        ) from None
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _is_nil(element: Element) -> bool:
+    return any(_local(k) == "nil" and v.strip() in ("true", "1") for k, v in element.items())
+
+
+@cache
+def _fields(model_cls: type[BaseModel]) -> dict[str, tuple[str, Any]]:
+    """Element name -> (field name, annotation), for field names and their aliases."""
+    names: dict[str, tuple[str, Any]] = {}
+    for name, field in model_cls.model_fields.items():
+        for spelling in (field.alias, field.validation_alias, name):  # the name wins a clash
+            if isinstance(spelling, str):
+                names[spelling] = (name, field.annotation)
+    return names
+
+
+def _model_dict(element: Element, model_cls: type[BaseModel]) -> dict[str, Any]:
+    fields = _fields(model_cls)
+    out: dict[str, Any] = {}
+    for child in element:
+        tag = _local(child.tag)
+        # Unknown elements go through as they are, for the model to accept or refuse.
+        key, annotation = fields.get(tag, (tag, Any))
+        if key in out:
+            raise WireError(f"<{tag}> appears more than once in <{_local(element.tag)}>")
+        out[key] = _convert(child, annotation)
+    return out
+
+
+def _convert(element: Element, annotation: Any) -> Any:
+    """The value of ``element`` for a field declared as ``annotation``."""
+    if _is_nil(element):
+        return None
+    shape = _unwrap(annotation)
+    origin = get_origin(shape) or shape
+    args = get_args(shape)
+    if len(element) == 0 and (element.text or "").strip():
+        return element.text  # text even where a list or object is due: pydantic says so
+    if isinstance(origin, type) and issubclass(origin, BaseModel):
+        return _model_dict(element, origin)
+    if origin in _LISTS:
+        item = args[0] if args else Any
+        return [_convert(child, item) for child in element]
+    if origin is dict or len(element):
+        return _children(element, args[1] if origin is dict and args else Any)
+    return element.text or ""
+
+
+def _children(element: Element, annotation: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    repeated: set[str] = set()
+    for child in element:
+        tag, value = _local(child.tag), _convert(child, annotation)
+        if tag in repeated:
+            out[tag].append(value)
+        elif tag in out:
+            out[tag] = [out[tag], value]
+            repeated.add(tag)
+        else:
+            out[tag] = value
+    return out
+
+
+def _unwrap(annotation: Any) -> Any:
+    """The shape of a field: without ``Annotated`` and ``None``; a wider union is ``Any``."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _unwrap(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        arms = [a for a in get_args(annotation) if a is not type(None)]
+        return _unwrap(arms[0]) if len(arms) == 1 else Any
+    return annotation
