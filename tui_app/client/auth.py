@@ -36,8 +36,11 @@ class OAuth2ClientCredentials(httpx.Auth):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._token_url = token_url
-        self._form = {"grant_type": "client_credentials", "client_id": client_id,
-                      "client_secret": client_secret}
+        self._form = {
+            "grant_type": "client_credentials",
+            "client_id": client_id,
+            "client_secret": client_secret,
+        }
         if scope:
             self._form["scope"] = scope
         self._clock = clock

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING
 
 import httpx
@@ -31,8 +32,9 @@ def build_auth(auth: Auth) -> httpx.Auth | None:
         return BearerAuth(auth.secret())
     if auth.type == "basic":
         return httpx.BasicAuth(auth.username or "", auth.secret())
-    return OAuth2ClientCredentials(auth.token_url or "", auth.client_id or "", auth.secret(),
-                                   auth.scope)
+    return OAuth2ClientCredentials(
+        auth.token_url or "", auth.client_id or "", auth.secret(), auth.scope
+    )
 
 
 @dataclass
@@ -49,28 +51,39 @@ class Connection:
 
 
 async def connect(
-    env: Environment, *, on_request: Callable[[RequestLog], None] | None = None
+    env: Environment,
+    *,
+    on_request: Callable[[RequestLog], None] | None = None,
+    today: date | None = None,
 ) -> Connection:
     """Open a connection to an environment. The embedded sandbox is created, seeded and
     started in a thread, so the caller's event loop (and the app's first frame) never
     waits for it."""
     urls = {group: env.group_url(group) for group in GROUPS}
     if not env.embedded:
-        client = RegistryClient(urls, format=env.format, auth=build_auth(env.auth),
-                                timeout=env.timeout, on_request=on_request)
+        client = RegistryClient(
+            urls,
+            format=env.format,
+            auth=build_auth(env.auth),
+            timeout=env.timeout,
+            on_request=on_request,
+        )
         return Connection(client)
-    sandbox = await asyncio.to_thread(start_embedded_sandbox, env.seed)
+    sandbox = await asyncio.to_thread(start_embedded_sandbox, env.seed, today)
     from tui_app.sandbox.app import create_app
 
     transport = httpx.ASGITransport(app=create_app(sandbox, manage=False))
-    client = RegistryClient(urls, format=env.format, transport=transport, timeout=env.timeout,
-                            on_request=on_request)
+    client = RegistryClient(
+        urls, format=env.format, transport=transport, timeout=env.timeout, on_request=on_request
+    )
     return Connection(client, sandbox)
 
 
-def start_embedded_sandbox(seed: int) -> Sandbox:
+def start_embedded_sandbox(seed: int, today: date | None = None) -> Sandbox:
+    """The in-process sandbox; ``today`` fixes its licenses' dates (tests, screenshots)."""
     from tui_app.sandbox.app import Sandbox, SandboxSettings
 
-    sandbox = Sandbox(SandboxSettings(db_path=data_dir() / f"sandbox-{seed}.db", seed=seed))
+    settings = SandboxSettings(db_path=data_dir() / f"sandbox-{seed}.db", seed=seed, today=today)
+    sandbox = Sandbox(settings)
     sandbox.start()
     return sandbox

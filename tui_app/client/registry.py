@@ -148,13 +148,15 @@ class RegistryClient:
 
     async def search_agents(self, request: AgentSearch | Mapping) -> AgentSearchResponse:
         body = self._encode(_valid(AgentSearch, request), "AgentSearch")
-        return await self._call("POST", "search", "/agent/search", AgentSearchResponse,
-                                body=body, safe=True)
+        return await self._call(
+            "POST", "search", "/agent/search", AgentSearchResponse, body=body, safe=True
+        )
 
     async def search_agencies(self, request: AgencySearch | Mapping) -> AgencySearchResponse:
         body = self._encode(_valid(AgencySearch, request), "AgencySearch")
-        return await self._call("POST", "search", "/agency/search", AgencySearchResponse,
-                                body=body, safe=True)
+        return await self._call(
+            "POST", "search", "/agency/search", AgencySearchResponse, body=body, safe=True
+        )
 
     async def get_agent(self, npn: int, cost_center: str | None = None) -> FullRecordResponse:
         return await self._full_record("/agent", npn, cost_center)
@@ -165,20 +167,26 @@ class RegistryClient:
     async def _full_record(self, path: str, npn: int, cost_center: str | None):
         query = _valid(FullRecordQuery, {"Npn": npn, "CostCenter": cost_center})
         params = query.model_dump(exclude_none=True)
-        return await self._call("GET", "search", path, FullRecordResponse, params=params,
-                                safe=True)
+        return await self._call("GET", "search", path, FullRecordResponse, params=params, safe=True)
 
     # --- producer transaction ---------------------------------------------------------
 
     async def submit_order(self, order: Order | Mapping) -> OrderResponse:
         body = self._encode(_valid(Order, order), "Order")
-        return await self._call("POST", "transaction", "/order", OrderResponse, body=body,
-                                safe=False)
+        return await self._call(
+            "POST", "transaction", "/order", OrderResponse, body=body, safe=False
+        )
 
     async def order_status(self, order_num: str) -> OrderResponse:
         query = _valid(OrderStatusQuery, {"order_num": order_num})
-        return await self._call("GET", "transaction", "/order/status", OrderResponse,
-                                params=query.model_dump(), safe=True)
+        return await self._call(
+            "GET",
+            "transaction",
+            "/order/status",
+            OrderResponse,
+            params=query.model_dump(),
+            safe=True,
+        )
 
     # --- single profile import (always XML) -------------------------------------------
 
@@ -193,37 +201,49 @@ class RegistryClient:
 
         valid = _valid(model, record, context={"format": "xml"})
         body = (dump_xml(valid, root), XML)
-        return await self._call("POST", "import", path, ImportResult, body=body, safe=False,
-                                accept=XML)
+        return await self._call(
+            "POST", "import", path, ImportResult, body=body, safe=False, accept=XML
+        )
 
     # --- bulk profile import (NDJSON) -------------------------------------------------
 
-    async def bulk_submit(self, items: Iterable[BulkItem], item_type: str = "profile"
-                          ) -> BulkAccepted:
+    async def bulk_submit(
+        self, items: Iterable[BulkItem], item_type: str = "profile"
+    ) -> BulkAccepted:
         """Submit one bulk request. Items are contract models, validated when built."""
         lines = b"".join(
             json.dumps(item.to_line(), separators=(",", ":")).encode() + b"\n" for item in items
         )
         if not lines:
             raise InvalidInput([FieldError("items", "a bulk request needs at least one record")])
-        return await self._call("POST", "bulk", f"/{item_type}", BulkAccepted,
-                                body=(lines, NDJSON), safe=False, accept=JSON)
+        return await self._call(
+            "POST",
+            "bulk",
+            f"/{item_type}",
+            BulkAccepted,
+            body=(lines, NDJSON),
+            safe=False,
+            accept=JSON,
+        )
 
     async def bulk_status(self, bulk_request_id: str) -> BulkStatus:
-        return await self._call("GET", "bulk", f"/status/{bulk_request_id}", BulkStatus,
-                                safe=True, accept=JSON)
+        return await self._call(
+            "GET", "bulk", f"/status/{bulk_request_id}", BulkStatus, safe=True, accept=JSON
+        )
 
     # --- producer export --------------------------------------------------------------
 
     async def export_agent(self, request: AgentExportRequest | Mapping) -> ExportResponse:
         body = self._encode(_valid(AgentExportRequest, request), "Export")
-        return await self._call("POST", "export", "/agents/export", ExportResponse, body=body,
-                                safe=True)
+        return await self._call(
+            "POST", "export", "/agents/export", ExportResponse, body=body, safe=True
+        )
 
     async def export_agency(self, request: AgencyExportRequest | Mapping) -> ExportResponse:
         body = self._encode(_valid(AgencyExportRequest, request), "Export")
-        return await self._call("POST", "export", "/agencies/export", ExportResponse,
-                                body=body, safe=True)
+        return await self._call(
+            "POST", "export", "/agencies/export", ExportResponse, body=body, safe=True
+        )
 
     # --- health -----------------------------------------------------------------------
 
@@ -295,13 +315,14 @@ class RegistryClient:
             raise _Retryable(Unavailable(_unreachable(url, exc)), unsent=True) from None
         except httpx.TimeoutException:
             self._log(method, url, None, start, attempt, "timed out")
-            raise _Retryable(Unavailable(
-                f"{_host(url)} did not answer within {self.timeout:g} s"), unsent=False
+            raise _Retryable(
+                Unavailable(f"{_host(url)} did not answer within {self.timeout:g} s"), unsent=False
             ) from None
         except httpx.TransportError as exc:
             self._log(method, url, None, start, attempt, type(exc).__name__)
-            raise _Retryable(Unavailable(
-                f"the connection to {_host(url)} failed ({type(exc).__name__})"), unsent=False
+            raise _Retryable(
+                Unavailable(f"the connection to {_host(url)} failed ({type(exc).__name__})"),
+                unsent=False,
             ) from None
         except ClientError:
             raise  # raised by an auth flow, e.g. the token service refused
@@ -392,8 +413,11 @@ def _error_body(response: httpx.Response) -> tuple[str | None, list[FieldError]]
 
 def _auth_error(status: int) -> AuthError:
     if status == 401:
-        return AuthError("the service did not accept the credentials (401): check the "
-                         "environment's auth settings and its secret variable", status)
+        return AuthError(
+            "the service did not accept the credentials (401): check the "
+            "environment's auth settings and its secret variable",
+            status,
+        )
     return AuthError("the service refused this action for these credentials (403)", status)
 
 
@@ -402,5 +426,9 @@ def _host(url: str) -> str:
 
 
 def _unreachable(url: str, exc: Exception) -> str:
-    reason = "timed out connecting" if isinstance(exc, httpx.ConnectTimeout) else "refused or unreachable"
+    reason = (
+        "timed out connecting"
+        if isinstance(exc, httpx.ConnectTimeout)
+        else "refused or unreachable"
+    )
     return f"cannot reach {_host(url)}: connection {reason}"

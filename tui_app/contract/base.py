@@ -95,11 +95,16 @@ Required = text(min_len=1)
 """A required string: present and not empty (spec convention 2)."""
 
 
+_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
 def _check_iso_datetime(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, str):
         try:
+            if not _DATE_TIME.match(value):
+                raise ValueError
             datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             raise PydanticCustomError(
@@ -111,7 +116,14 @@ def _check_iso_datetime(value: Any) -> Any:
 IsoDateTime = Annotated[str, BeforeValidator(_check_iso_datetime)]
 """A date-time kept as the ISO 8601 text it arrived as, so that round trips lose nothing."""
 
-NpnNumber = Annotated[int, Field(gt=0, le=2**31 - 1)]
+def _refuse_bool(value: Any) -> Any:
+    # JSON true would otherwise pass as 1 through pydantic's lax int.
+    if isinstance(value, bool):
+        raise PydanticCustomError("int_type", "must be a whole number")
+    return value
+
+
+NpnNumber = Annotated[int, BeforeValidator(_refuse_bool), Field(gt=0, le=2**31 - 1)]
 """A national producer number: a positive int32."""
 
 

@@ -8,6 +8,7 @@ is being processed ``processingStatus`` is ``PENDING`` or ``PROCESSING`` and rec
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Annotated, Any, Literal
 
@@ -21,18 +22,16 @@ MAX_RECOMMENDED_BATCH = 100
 """The spec's recommended number of records per bulk request."""
 
 
+_GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
 def _check_guid(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value)
-    if isinstance(value, str):
-        try:
-            if len(value) != 36:
-                raise ValueError
-            uuid.UUID(value)
-        except ValueError:
-            raise PydanticCustomError(
-                "guid", "must be a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301"
-            ) from None
+    if isinstance(value, str) and not _GUID.fullmatch(value):
+        raise PydanticCustomError(
+            "guid", "must be a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301"
+        )
     return value
 
 
@@ -122,6 +121,14 @@ class BulkStatus(ResponseModel):
         expected = overall_status(d.success, d.failures)
         if d.status != expected:
             raise rule_error(["operationDetails.status"], f"must be {expected} for these counts")
+        completed = sum(item.status == "COMPLETED" for item in d.requestItems)
+        failed = sum(item.status == "FAILED" for item in d.requestItems)
+        if (completed, failed) != (d.success, d.failures):
+            raise rule_error(
+                ["operationDetails.requestItems"],
+                f"has {completed} COMPLETED and {failed} FAILED records, but the counts say "
+                f"{d.success} and {d.failures}",
+            )
         return self
 
 

@@ -40,6 +40,10 @@ def _plain(err: dict[str, Any]) -> str:
         return "must be true or false"
     if kind == "greater_than":
         return f"must be greater than {ctx['gt']}"
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx['ge']}"
+    if kind == "less_than":
+        return f"must be less than {ctx['lt']}"
     if kind == "less_than_equal":
         return f"must be at most {ctx['le']}"
     if kind in ("string_type", "model_type", "model_attributes_type", "dict_type", "list_type"):

@@ -2,6 +2,9 @@
 
 Choices where the spec says "not shown" (documented in the README):
 - dates (``dateOfBirth``, ``dateEffective``) are MM/DD/YYYY, like the national report;
+- ``contactPhone`` is digits only (it is a telephone number of at most 10 characters) and
+  each ``loa`` entry is 1 to 100 characters;
+- ``order_num`` of the status query must not be empty (0 characters could find nothing);
 - members of the nested objects are optional text; state members are two-letter codes and
   ZIP members 5 digits or ZIP+4 (DOMAIN.md);
 - an order moves through :data:`ORDER_STATUSES`; :data:`FINAL_STATUSES` cannot be updated.
@@ -9,6 +12,7 @@ Choices where the spec says "not shown" (documented in the README):
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -22,6 +26,8 @@ from tui_app.contract.jurisdictions import Jurisdiction
 def _check_us_date(value: str) -> str:
     if value:
         try:
+            if not re.fullmatch(r"\d{2}/\d{2}/\d{4}", value):
+                raise ValueError
             datetime.strptime(value, "%m/%d/%Y")
         except ValueError:
             raise PydanticCustomError("date", "must be a date as MM/DD/YYYY") from None

@@ -71,6 +71,8 @@ class AgentContact(RecordModel):
     HomePhoneNumber: Opt = None
     SuppressEmail: Opt = None
 
+    xml_omits: ClassVar = frozenset({"DynamicData"})
+
 
 class AgentEmployment(RecordModel):
     """The XML document carries only EmployerName, EmploymentId, HireDate,

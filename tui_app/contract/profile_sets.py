@@ -36,13 +36,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tui_app.contract.errors import ContractError, FieldError, field_errors
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, DataSet
-from tui_app.contract.profile import AgencyRecord, AgentRecord, RecordModel
+from tui_app.contract.profile import AgencyRecord, AgentRecord
 from tui_app.contract.search import FullInfo
 
 Record = AgentRecord | AgencyRecord
@@ -58,7 +59,7 @@ _XML = {"format": "xml"}
 
 
 def _dump(model: BaseModel, **kwargs: Any) -> dict[str, Any]:
-    return model.model_dump(mode="json", exclude_none=True, **kwargs)
+    return model.model_dump(mode="json", exclude_none=True, exclude={"DynamicData"} if not kwargs else kwargs["exclude"])
 
 
 def _licenses(info: FullInfo) -> Rows:
@@ -179,16 +180,17 @@ def record_from_data_sets(kind: str, data_sets: Sequence[DataSet]) -> Record:
     for row in rows.get("Address", []):
         address = dict(row)
         kind_of = address.pop("AddressType", None)
-        if kind_of not in layout.addresses or kind_of in data:
+        if kind_of in layout.addresses and kind_of not in data:
+            data[kind_of] = address
+        else:
             problems.append(
                 FieldError("Address.AddressType", f"{kind_of} is not a new address of the profile")
             )
-        data[kind_of] = address
     for name, section in layout.sections.items():
         found = rows.get(name)
         if not found:
             continue
-        if _section_model(layout.model, section)[1]:
+        if _many(layout.model, section):
             data[section] = found
         elif len(found) == 1:
             data[section] = found[0]
@@ -228,30 +230,22 @@ def record_from_dict(kind: str, data: dict[str, Any]) -> Record:
     return record.model_copy(update=sections)
 
 
-def _section_model(model: type[Record], name: str) -> tuple[type[RecordModel], bool]:
-    """The model of a section, and whether the section is a list of them."""
-    inner = next(a for a in get_args(model.model_fields[name].annotation) if a is not type(None))
-    if get_origin(inner) is list:
-        return get_args(inner)[0], True
-    return inner, False
+def _many(model: type[Record], name: str) -> bool:
+    """Whether a section is a list (agency Contacts)."""
+    return any(get_origin(a) is list for a in get_args(model.model_fields[name].annotation))
+
+
+@cache
+def _adapter(model: type[Record], name: str) -> TypeAdapter[Any]:
+    return TypeAdapter(model.model_fields[name].annotation)
 
 
 def _section(model: type[Record], name: str, value: Any) -> Any:
-    cls, many = _section_model(model, name)
-    if many:
-        if not isinstance(value, list):
-            raise ValidationError.from_exception_data(
-                cls.__name__, [{"type": "list_type", "loc": (), "input": value}]
-            )
-        return [_one_section(cls, v) for v in value]
-    return _one_section(cls, value)
-
-
-def _one_section(cls: type[RecordModel], value: Any) -> RecordModel:
+    adapter = _adapter(model, name)
     try:
-        return cls.model_validate(value)
+        return adapter.validate_python(value)
     except ValidationError as bulk_error:
         try:
-            return cls.model_validate(value, context=_XML)
+            return adapter.validate_python(value, context=_XML)
         except ValidationError:
             raise bulk_error from None

@@ -52,7 +52,7 @@ class _Search(ContractModel):
         missing = [
             name
             for name in self.required_when.get(self.SearchType, ())
-            if getattr(self, name) in (None, "")
+            if not str(getattr(self, name) or "").strip()
         ]
         if missing:
             raise rule_error(missing, f"is required when SearchType is {self.SearchType.value}")

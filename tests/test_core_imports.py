@@ -1,0 +1,51 @@
+"""The headless core never imports Textual or Rich, and stays cheap to import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+CORE = [
+    "tui_app",
+    "tui_app.config",
+    "tui_app.contract.search",
+    "tui_app.contract.order",
+    "tui_app.contract.profile",
+    "tui_app.contract.bulk",
+    "tui_app.contract.export",
+    "tui_app.wire.json",
+    "tui_app.wire.xml",
+    "tui_app.wire.ndjson",
+    "tui_app.client.registry",
+    "tui_app.client.factory",
+    "tui_app.sandbox.app",
+]
+
+
+def _modules_after_import(module: str) -> set[str]:
+    code = f"import json, sys, {module}; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return set(json.loads(out.stdout))
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_core_module_imports_without_textual_or_rich(module):
+    loaded = _modules_after_import(module)
+    assert module in loaded
+    ui = sorted(m for m in loaded if m.split(".")[0] in ("textual", "rich"))
+    assert ui == [], f"{module} pulled in {ui[:5]}"
+
+
+def test_package_init_imports_nothing_heavy():
+    loaded = _modules_after_import("tui_app")
+    heavy = {"pydantic", "httpx", "fastapi", "defusedxml", "sqlite3"}
+    assert not heavy & {m.split(".")[0] for m in loaded}
+
+
+def test_client_does_not_load_the_sandbox_or_fastapi():
+    loaded = _modules_after_import("tui_app.client.factory")
+    assert not {"fastapi", "uvicorn", "tui_app.sandbox.app"} & loaded

@@ -1,0 +1,297 @@
+"""The Settings area, driven with real keys: environments, live validation, save, theme
+and masking. The config file is the one the autouse fixture points at a temporary folder."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Select, Static
+
+from tui_app.config import Auth, Environment, config_path, default_config, load_config, save_config
+from tui_app.ui.app import ProducerApp
+from tui_app.ui.screens.settings import ConfirmDelete, SettingsScreen
+
+SIZE = (120, 40)
+STAGING_URL = "https://staging.example.com"
+
+
+def on_disk() -> dict:
+    return tomllib.loads(config_path().read_text(encoding="utf-8"))
+
+
+def write_two_environments() -> None:
+    """A config with the sandbox (active) and a staging server using bearer auth."""
+    save_config(default_config().model_copy(update={"environments": {
+        "sandbox": Environment(embedded=True),
+        "staging": Environment(base_url=STAGING_URL,
+                               auth=Auth(type="bearer", token_env="REGISTRY_TOKEN")),
+    }}))
+
+
+async def open_settings(pilot: Pilot) -> SettingsScreen:
+    await pilot.pause()
+    # The first screen may focus an input that would take the digit; start from no focus.
+    pilot.app.screen.set_focus(None)
+    await pilot.press("6")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, SettingsScreen)
+    return screen
+
+
+def focused_id(pilot: Pilot) -> str | None:
+    return pilot.app.focused.id if pilot.app.focused is not None else None
+
+
+def error_text(screen: SettingsScreen, key: str) -> str:
+    widget = screen.query_one(f"#set-{key.replace('.', '-')}-error", Static)
+    return str(widget.render()) if widget.display else ""
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    await pilot.press(*text)
+    await pilot.pause()
+
+
+async def clear_input(pilot: Pilot) -> None:
+    await pilot.press("end", "ctrl+u")
+
+
+@pytest.fixture
+def notes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every notification's message, in order."""
+    seen: list[str] = []
+    original = ProducerApp.notify
+
+    def notify(self, message, *args, **kwargs):
+        seen.append(str(message))
+        return original(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(ProducerApp, "notify", notify)
+    return seen
+
+
+async def test_add_environment_with_live_errors_and_save(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REGISTRY_TOKEN", "s3cret-token-value")
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        assert focused_id(pilot) == "env-list"
+
+        await pilot.press("n")
+        assert focused_id(pilot) == "set-name"
+        await type_text(pilot, "staging")  # replaces the suggested name, selected on focus
+        assert screen.query_one("#set-name", Input).value == "staging"
+
+        await pilot.press("tab", "tab")
+        assert focused_id(pilot) == "set-base_url"
+        # An empty server environment already says what it needs.
+        assert "needs base_url" in error_text(screen, "base_url")
+        await type_text(pilot, "ftp://x")
+        assert "must be an http(s) URL with a host" in error_text(screen, "base_url")
+        await clear_input(pilot)
+        await type_text(pilot, "https://user:pass@staging.example.com")
+        assert "must not contain credentials" in error_text(screen, "base_url")
+        assert screen.query_one("#set-base_url-row").has_class("-invalid")
+        await clear_input(pilot)
+        await type_text(pilot, STAGING_URL)
+        assert error_text(screen, "base_url") == ""
+        assert not screen.query_one("#set-base_url-row").has_class("-invalid")
+
+        # Only the settings of the chosen auth type are on show.
+        assert not screen.query_one("#set-auth-token_env-row").display
+        await pilot.press("tab", "tab", "tab", "tab")
+        assert focused_id(pilot) == "set-auth-type"
+        await pilot.press("enter", "down", "enter")
+        await pilot.pause()
+        assert screen.query_one("#set-auth-type", Select).value == "bearer"
+        assert screen.query_one("#set-auth-token_env-row").display
+        assert not screen.query_one("#set-auth-username-row").display
+        assert "needs token_env" in error_text(screen, "auth.type")
+
+        await pilot.press("tab")
+        assert focused_id(pilot) == "set-auth-token_env"
+        await type_text(pilot, "REGISTRY_TOKEN")
+        assert error_text(screen, "auth.type") == ""
+        status = str(screen.query_one("#set-auth-token_env-status", Static).render())
+        assert status == "REGISTRY_TOKEN is set"
+
+        await pilot.press("escape")
+        assert focused_id(pilot) == "env-list"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+
+        data = on_disk()
+        assert data["environments"]["staging"] == {
+            "base_url": STAGING_URL,
+            "auth": {"type": "bearer", "token_env": "REGISTRY_TOKEN"},
+        }
+        assert data["environments"]["sandbox"] == {"embedded": True}
+        assert data["active"] == "sandbox"
+        assert "s3cret-token-value" not in config_path().read_text(encoding="utf-8")
+        assert app.config.environments["staging"].auth.token_env == "REGISTRY_TOKEN"
+        await app.workers.wait_for_complete()
+
+
+async def test_env_status_says_when_the_variable_is_missing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REGISTRY_TOKEN", raising=False)
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("down")
+        await pilot.pause()
+        status = str(screen.query_one("#set-auth-token_env-status", Static).render())
+        assert status == "REGISTRY_TOKEN is not set in this terminal"
+        await app.workers.wait_for_complete()
+
+
+async def test_field_errors_come_from_the_config_models() -> None:
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("n", *"qa", "tab", "tab", *STAGING_URL)
+        screen.query_one("#set-timeout", Input).focus()
+        await clear_input(pilot)
+        await type_text(pilot, "0")
+        assert error_text(screen, "timeout").startswith("✗ must be greater than 0")
+        await clear_input(pilot)
+        await type_text(pilot, "12.5")
+        assert error_text(screen, "timeout") == ""
+
+        screen.query_one("#set-auth-type", Select).value = "basic"
+        await pilot.pause()
+        assert screen.query_one("#set-auth-username-row").display
+        assert screen.query_one("#set-auth-password_env-row").display
+        assert not screen.query_one("#set-auth-token_env-row").display
+        screen.query_one("#set-auth-password_env", Input).focus()
+        await type_text(pilot, "my password")
+        assert "must be the name of an environment variable" in error_text(
+            screen, "auth.password_env")
+        await app.workers.wait_for_complete()
+
+
+async def test_invalid_edits_are_not_saved(notes: list[str]) -> None:
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        await open_settings(pilot)
+        before = config_path().read_text(encoding="utf-8")
+        await pilot.press("n", *"broken", "tab", "tab", *"ftp://x")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert config_path().read_text(encoding="utf-8") == before
+        assert any(n.startswith("broken: base_url: ") and "http(s)" in n for n in notes)
+        assert focused_id(pilot) == "set-base_url"  # taken to the field to fix
+        await app.workers.wait_for_complete()
+
+
+async def test_set_active_saves_and_reconnects(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Unset, so the reconnect stops at the missing secret and never reaches the network.
+    monkeypatch.delenv("REGISTRY_TOKEN", raising=False)
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("down", "a")
+        await pilot.pause()
+        assert "active" in str(screen.query_one("#env-list", OptionList).get_option_at_index(1)
+                               .prompt)
+        await pilot.press("s")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert load_config().active == "staging"
+        assert app.env_name == "staging"
+        assert app.env.base_url == STAGING_URL
+        assert app.connection is None  # the sandbox connection was closed
+        assert app.service_state == "○ not connected"
+        assert str(screen.query_one("#env-name").render()) == "env: staging"
+
+
+async def test_deleting_the_active_environment_is_refused(notes: list[str]) -> None:
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("d")  # the sandbox, highlighted and active
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmDelete)
+        assert any("sandbox is the active environment" in n for n in notes)
+        assert [d.name for d in screen.drafts] == ["sandbox", "staging"]
+
+        await pilot.press("down", "d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDelete)
+        await pilot.press("n")  # keep it
+        await pilot.pause()
+        assert [d.name for d in screen.drafts] == ["sandbox", "staging"]
+
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert [d.name for d in screen.drafts] == ["sandbox"]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert list(on_disk()["environments"]) == ["sandbox"]
+
+        await pilot.press("d")  # now the last one as well as the active one
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmDelete)
+        assert [d.name for d in screen.drafts] == ["sandbox"]
+        await app.workers.wait_for_complete()
+
+
+async def test_mask_toggle_applies_and_persists() -> None:
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        assert app.reveal_pii is False
+        await pilot.press("m")
+        await pilot.pause()
+        assert on_disk()["mask_pii"] is False
+        assert load_config().mask_pii is False
+        assert app.reveal_pii is True
+        assert "off" in str(screen.query_one("#mask-label").render())
+        await pilot.press("m")
+        await pilot.pause()
+        assert load_config().mask_pii is True
+        assert app.reveal_pii is False
+        await app.workers.wait_for_complete()
+
+
+async def test_theme_select_applies_and_persists() -> None:
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("t")
+        assert focused_id(pilot) == "theme"
+        await pilot.press("enter")
+        await pilot.pause()
+        overlay = screen.query_one("#theme").query_one(OptionList)
+        names = [str(overlay.get_option_at_index(i).prompt)
+                 for i in range(overlay.option_count)]
+        assert {"ansi-dark", "ansi-light", "producer-dark", "producer-light",
+                "textual-dark"} <= set(names)
+        await pilot.press(*"nord", "enter")
+        await pilot.pause()
+        assert app.theme == "nord"
+        assert on_disk()["theme"] == "nord"
+        assert load_config().theme == "nord"
+        await app.workers.wait_for_complete()
+
+
+def test_settings_screen_with_a_live_error(snap_compare) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await pilot.app.workers.wait_for_complete()
+        await open_settings(pilot)
+        await pilot.press("n", *"staging", "tab", "tab", *"https://user:pass@host.example")
+        await pilot.app.workers.wait_for_complete()
+        pilot.app.service_state = "● online"
+        await pilot.pause()
+
+    assert snap_compare(ProducerApp(load_config()), terminal_size=SIZE, run_before=run_before)

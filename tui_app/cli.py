@@ -1,0 +1,145 @@
+"""The ``producer-tui`` command: the TUI by default; sandbox, bulk and screenshot commands.
+
+Every subcommand imports what it needs when it runs, so ``producer-tui --help`` and the
+TUI's start-up pay only for themselves. Config problems print one clear message and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import date
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="producer-tui",
+        description="Keyboard-first terminal app for the Producer Registry Services API.",
+    )
+    parser.add_argument("--env", help="environment to use instead of the config's active one")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sub.add_parser("tui", help="open the app (the default)")
+
+    config = sub.add_parser("config", help="show where the config file is, and check it")
+    config.add_argument("action", choices=("path", "check"), nargs="?", default="check")
+
+    sandbox = sub.add_parser("sandbox", help="the stand-in service")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
+    serve = sandbox_sub.add_parser("serve", help="serve all five groups over HTTP")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    serve.add_argument("--db", required=True, help="SQLite database file (created if missing)")
+    serve.add_argument("--seed", type=int, default=42)
+    serve.add_argument(
+        "--size",
+        type=_positive,
+        default=5000,
+        help="individuals in the synthetic registry (firms: a fifth)",
+    )
+    serve.add_argument("--token", help="require Authorization: Bearer TOKEN on every request")
+    serve.add_argument(
+        "--fail-rate", type=_rate, default=0.0, help="share of transient, retryable failures (0..1)"
+    )
+    serve.add_argument(
+        "--latency-ms",
+        type=_non_negative,
+        default=0,
+        help="delay every answer by this many milliseconds",
+    )
+    serve.add_argument(
+        "--step-seconds",
+        type=float,
+        default=3.0,
+        help="time an order spends in each stage of its lifecycle",
+    )
+    serve.add_argument("--import-rules", help="TOML file of sections required per import")
+    serve.add_argument("--today", type=date.fromisoformat,
+                       help="anchor the synthetic licenses' dates (YYYY-MM-DD); default: the "
+                       "date the database is first seeded")
+    return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _rate(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from tui_app.config import ConfigError
+
+    try:
+        if args.command == "sandbox":
+            return _sandbox_serve(args)
+        if args.command == "config":
+            return _config(args)
+        return _tui(args)
+    except ConfigError as exc:
+        print(f"producer-tui: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+def _config(args: argparse.Namespace) -> int:
+    from tui_app.config import config_path, load_config
+
+    if args.action == "path":
+        print(config_path())
+        return 0
+    config = load_config()
+    name, env = config.active_env()
+    where = "embedded sandbox" if env.embedded else env.group_url("search")
+    print(f"{config_path()}: OK; active environment {name} ({where})")
+    return 0
+
+
+def _tui(args: argparse.Namespace) -> int:
+    from tui_app.config import load_config
+
+    config = load_config()
+    if args.env and args.env not in config.environments:
+        from tui_app.config import ConfigError, config_path
+
+        raise ConfigError(f"{config_path()}: --env: no environment named {args.env}")
+    from tui_app.ui.app import ProducerApp
+
+    ProducerApp(config, env_name=args.env).run()
+    return 0
+
+
+def _sandbox_serve(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tui_app.sandbox.serve import serve
+
+    return serve(
+        host=args.host,
+        port=args.port,
+        db=Path(args.db),
+        seed=args.seed,
+        size=args.size,
+        token=args.token,
+        fail_rate=args.fail_rate,
+        latency_ms=args.latency_ms,
+        step_seconds=args.step_seconds, today=args.today,
+        import_rules=Path(args.import_rules) if args.import_rules else None,
+    )

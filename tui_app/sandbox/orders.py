@@ -1,0 +1,278 @@
+"""Producer transaction orders in the sandbox: filing, updating and watching an order move.
+
+When an order is filed its whole path is decided at once, from its content and the
+registry, and stored as a plan: one status per step, with the notes and fees of that step.
+The status is then DERIVED from the time since filing (step k is reached
+``k * step_seconds`` later), so no background task runs and a restart loses nothing.
+Filing the same clientOrderNum again replaces the order and restarts its plan, unless the
+order is final.
+
+Paths, step by step from 0:
+
+- not eligible:          RECEIVED, VALIDATING, REJECTED
+- paper filing (P):      RECEIVED, VALIDATING, PENDING_PAPER (and there it stays)
+- record-only state:     RECEIVED, VALIDATING, APPROVED
+- electronic filing:     RECEIVED, VALIDATING, SUBMITTED, [PENDING_STATE_REVIEW,]
+                         APPROVED or DENIED
+
+Sandbox choices, not facts about real states: the record-only and state-review
+jurisdictions below, fees derived from the state code, and about one appointment in ten
+denied (decided by a hash of clientOrderNum and state, so the same order always ends the
+same way). Terminations are never denied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from tui_app.contract.order import (
+    FINAL_STATUSES,
+    Fee,
+    Note,
+    Order,
+    OrderDetails,
+    OrderInfo,
+    OrderResponse,
+    StatusChange,
+    Tlq,
+)
+from tui_app.contract.search import FullInfo
+from tui_app.sandbox.db import Database, from_json, to_json
+from tui_app.sandbox.profiles import Clock, utc_now
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS orders (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,      -- the service's order number
+    client_order_num TEXT NOT NULL UNIQUE,
+    item TEXT NOT NULL,                         -- the order as filed: tlq and data, JSON
+    plan TEXT NOT NULL,                         -- JSON list of steps: status, notes, fees
+    submitted_at TEXT NOT NULL                  -- ISO 8601; the plan runs from here
+);
+"""
+
+RECORD_ONLY_STATES = frozenset({"AS", "GU", "MP", "VI"})
+"""Jurisdictions the sandbox treats as non-appointing: an appointment is only recorded."""
+STATE_REVIEW_STATES = frozenset({"CA", "FL", "IL", "NY", "PA", "TX"})
+"""Jurisdictions where the sandbox's state reviews an order before deciding."""
+DENIED_PERCENT = 10
+DENIAL_REASONS = (
+    "the sponsoring company is not authorized for the lines of authority requested",
+    "the applicant's license does not cover the lines of authority requested",
+    "the filing is incomplete: the state asks for a new filing",
+)
+
+Lookup = Callable[[int], FullInfo | None]
+"""The registry's full record of an NPN (individual or firm), if any."""
+Step = dict[str, Any]
+"""One step of a plan: ``status``, ``notes`` as (stage, text) pairs, ``fees``."""
+
+
+class OrderFinal(Exception):
+    """The order is final (REJECTED, APPROVED, DENIED or CANCELLED) and cannot be updated."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _step(status: str, *notes: tuple[str, str], fees: list[Fee] | None = None) -> Step:
+    return {"status": status, "notes": list(notes), "fees": [f.model_dump() for f in fees or []]}
+
+
+def _digest(text: str) -> int:
+    """A stable number from text (``hash()`` changes between runs)."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+def _what(tlq: Tlq) -> str:
+    return "appointment" if tlq.fType == "A" else "termination"
+
+
+def _fees(tlq: Tlq) -> list[Fee]:
+    """One fee per state and filing, from the state code: appointments $10 to $60;
+    terminations $5 to $15, or nothing in half of the states."""
+    n = _digest(tlq.juris)
+    if tlq.fType == "A":
+        return [Fee(state=tlq.juris, description="appointment fee", amount=float(10 + n % 51))]
+    if n % 2:
+        return []
+    return [Fee(state=tlq.juris, description="termination fee", amount=float(5 + n % 11))]
+
+
+def _fee_note(tlq: Tlq, fees: list[Fee]) -> tuple[str, str]:
+    if not fees:
+        return "fees", f"no {_what(tlq)} fee in {tlq.juris}"
+    return "fees", "; ".join(f"{f.description} in {f.state}: ${f.amount:.2f}" for f in fees)
+
+
+def _decision(tlq: Tlq) -> Step:
+    n = _digest(f"{tlq.clientOrderNum}:{tlq.juris}")
+    if tlq.fType == "A" and n % 100 < DENIED_PERCENT:
+        reason = DENIAL_REASONS[n // 100 % len(DENIAL_REASONS)]
+        return _step("DENIED", ("state decision", f"denied by {tlq.juris}: {reason}"))
+    return _step("APPROVED", ("state decision", f"{_what(tlq)} approved by {tlq.juris}"))
+
+
+def _npn(text: str) -> int | None:
+    if text.isascii() and text.isdigit() and 0 < int(text) < 2**31:
+        return int(text)
+    return None
+
+
+class Orders:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        lookup: Lookup | None = None,
+        clock: Clock = utc_now,
+        step_seconds: float = 3.0,
+        record_only_states: frozenset[str] = RECORD_ONLY_STATES,
+    ) -> None:
+        self._db = db
+        self._lookup = lookup
+        self._clock = clock
+        self._step = step_seconds
+        self._record_only = record_only_states
+
+    def submit(self, order: Order) -> OrderResponse:
+        """File a new order, or replace the one with this clientOrderNum and restart its
+        plan. Raises :class:`OrderFinal` when that order is final."""
+        plan = self._plan(order)  # before the transaction: it may consult the registry
+        num = order.tlq.clientOrderNum
+        item = order.tlq.model_dump(mode="json", exclude_none=True) | order.data.model_dump(
+            mode="json", exclude_none=True
+        )
+        now = self._clock()
+        with self._db.transaction() as conn:
+            row = conn.execute("SELECT * FROM orders WHERE client_order_num = ?", (num,)).fetchone()
+            updated = row is not None
+            if updated:
+                status = self._reached(row, now)[-1]["status"]
+                if status in FINAL_STATUSES:
+                    raise OrderFinal(f"order {num} is {status} and can no longer be changed")
+                plan[0]["notes"].append(
+                    ("received", "order updated: the filed data was replaced, processing restarts")
+                )
+            conn.execute(
+                "INSERT INTO orders (client_order_num, item, plan, submitted_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (client_order_num) DO UPDATE SET"
+                " item = excluded.item, plan = excluded.plan, submitted_at = excluded.submitted_at",
+                (num, to_json(item), to_json(plan), now.isoformat()),
+            )
+            row = conn.execute("SELECT * FROM orders WHERE client_order_num = ?", (num,)).fetchone()
+        message = f"order {num} was updated" if updated else f"order {num} was received"
+        return self._response(row, now, updated=updated, message=message)
+
+    def status(self, client_order_num: str) -> OrderResponse | None:
+        """The order with this clientOrderNum as it stands now, or None."""
+        row = self._db.query_one(
+            "SELECT * FROM orders WHERE client_order_num = ?", (client_order_num,)
+        )
+        return None if row is None else self._response(row, self._clock())
+
+    # --- the plan ---
+
+    def _plan(self, order: Order) -> list[Step]:
+        tlq = order.tlq
+        kind = "individual" if tlq.pType == "I" else "agency"
+        mode = "electronic" if tlq.filingMode == "E" else "paper"
+        start = [
+            _step("RECEIVED", ("received", f"{_what(tlq)} of an {kind} in {tlq.juris}, {mode}")),
+            _step("VALIDATING"),
+        ]
+        eligible, finding = self._eligibility(order)
+        checked = ("eligibility", finding)
+        if not eligible:
+            return [*start, _step("REJECTED", checked)]
+        if tlq.juris in self._record_only:
+            decided = (
+                "state decision",
+                f"{tlq.juris} is record-only: nothing is filed with the state; the"
+                f" {_what(tlq)} is recorded and approved",
+            )
+            return [*start, _step("APPROVED", checked, _fee_note(tlq, []), decided)]
+        fees = _fees(tlq)
+        priced = _fee_note(tlq, fees)
+        if tlq.filingMode == "P":
+            sent = (
+                "submission",
+                f"paper filing: send the signed forms and the fee to the {tlq.juris}"
+                " department of insurance; the order waits here",
+            )
+            return [*start, _step("PENDING_PAPER", checked, priced, sent, fees=fees)]
+        sent = ("submission", f"submitted electronically to {tlq.juris}")
+        plan = [*start, _step("SUBMITTED", checked, priced, sent, fees=fees)]
+        if tlq.juris in STATE_REVIEW_STATES:
+            plan.append(
+                _step("PENDING_STATE_REVIEW", ("state review", f"{tlq.juris} reviews the filing"))
+            )
+        return [*plan, _decision(tlq)]
+
+    def _eligibility(self, order: Order) -> tuple[bool, str]:
+        """Whether the registry allows the filing, and what was found."""
+        tlq, given = order.tlq, order.data.niprNoReq
+        if not given:
+            return True, "no NPN given (niprNoReq): not checked against the national registry"
+        if self._lookup is None:
+            return True, f"NPN {given} not checked: the national registry is not available"
+        npn = _npn(given)
+        info = None if npn is None else self._lookup(npn)
+        if info is None:
+            return False, f"NPN {given} is not in the national registry"
+        wanted = "INDIVIDUAL" if tlq.pType == "I" else "FIRM"
+        if info.Producer.EntityType != wanted:
+            who = "an individual" if tlq.pType == "A" else "a firm"
+            return False, f"NPN {npn} is {who}, but pType is {tlq.pType}"
+        held = (
+            [lic for lic in info.LicenseData.Licenses if lic.State == tlq.juris]
+            if info.LicenseData
+            else []
+        )
+        if tlq.fType == "A":
+            active = [lic for lic in held if lic.Active]
+            if not active:
+                return False, f"NPN {npn} holds no active license in {tlq.juris}"
+            return True, f"NPN {npn} holds active license {active[0].LicenseNumber} in {tlq.juris}"
+        if any(a.Status == "Active" for lic in held for a in lic.Appointments):
+            return True, f"NPN {npn} holds an active appointment in {tlq.juris}"
+        return True, (
+            f"NPN {npn} holds no active appointment in {tlq.juris} on the registry;"
+            " the termination is accepted anyway"
+        )
+
+    # --- the order as it stands ---
+
+    def _reached(self, row: Any, now: datetime) -> list[Step]:
+        elapsed = (now - datetime.fromisoformat(row["submitted_at"])).total_seconds()
+        plan = from_json(row["plan"])
+        return [s for k, s in enumerate(plan) if k == 0 or k * self._step <= elapsed]
+
+    def _response(
+        self, row: Any, now: datetime, *, updated: bool = False, message: str | None = None
+    ) -> OrderResponse:
+        start = datetime.fromisoformat(row["submitted_at"])
+        history, notes, fees = [], [], []
+        for k, step in enumerate(self._reached(row, now)):
+            at = (start + timedelta(seconds=k * self._step)).isoformat()
+            history.append(StatusChange(status=step["status"], at=at))
+            notes += [Note(at=at, stage=stage, text=text) for stage, text in step["notes"]]
+            fees += [Fee.model_validate(f) for f in step["fees"]]
+        details = OrderDetails(
+            orderNum=f"ORD-{row['seq']:08d}",
+            clientOrderNum=row["client_order_num"],
+            status=history[-1].status,
+            statusDate=history[-1].at,
+            updated=updated,
+            message=message,
+            fees=fees,
+            totalFee=sum(f.amount for f in fees),
+            notes=notes,
+            history=history,
+        )
+        return OrderResponse(
+            order=OrderInfo(orderDetails=details, itemDetails=from_json(row["item"]))
+        )

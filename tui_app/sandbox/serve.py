@@ -1,0 +1,87 @@
+"""``producer-tui sandbox serve``: the sandbox on a port, under uvicorn.
+
+Uvicorn handles Ctrl-C and SIGTERM by finishing in-flight requests and running the app's
+lifespan shutdown, which stops the bulk worker and closes the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+import uvicorn
+
+from tui_app.sandbox.app import Sandbox, SandboxSettings, create_app
+
+
+def serve(
+    *,
+    host: str,
+    port: int,
+    db: Path,
+    seed: int,
+    size: int,
+    token: str | None,
+    fail_rate: float,
+    latency_ms: int,
+    step_seconds: float,
+    today: date | None,
+    import_rules: Path | None,
+) -> int:
+    settings = SandboxSettings(
+        db_path=db,
+        seed=seed,
+        size=size,
+        token=token,
+        fail_rate=fail_rate,
+        latency_ms=latency_ms,
+        step_seconds=step_seconds,
+        import_rules=import_rules,
+        today=today,
+    )
+    app = create_app(Sandbox(settings))
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        print(f"producer-tui: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
+        return 2
+    server = _Server(uvicorn.Config(app, log_level="warning"))
+    return asyncio.run(_run(server, sock, host))
+
+
+class _Server(uvicorn.Server):
+    """Uvicorn re-raises SIGINT/SIGTERM after its graceful shutdown, which ends the
+    process with a signal status; handling them here lets a clean stop exit 0."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def _run(server: uvicorn.Server, sock: socket.socket, host: str) -> int:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, setattr, server, "should_exit", True)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started and not task.done():
+        await asyncio.sleep(0.02)
+    if server.started:
+        port = sock.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        print(
+            f"Sandbox serving all five groups at http://{shown}:{port}  "
+            f"(OpenAPI: /openapi.json; Ctrl-C stops)",
+            flush=True,
+        )
+    await task
+    return 0 if server.started else 1

@@ -1,0 +1,1 @@
+"""The Textual app. Talks to the service only through ``client`` and ``bulk``."""

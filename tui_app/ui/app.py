@@ -1,0 +1,193 @@
+"""``ProducerApp``: the shell. Areas are Textual modes (each with its own screen stack, so
+Esc backs out within an area); the connection to the service opens after the first frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from datetime import date
+from functools import partial
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from tui_app.client.errors import ClientError
+from tui_app.client.factory import Connection, connect
+from tui_app.client.registry import RegistryClient
+from tui_app.config import Config, ConfigError, Environment, save_config
+from tui_app.ui.screens.coming import ComingScreen
+from tui_app.ui.screens.help import HelpScreen
+from tui_app.ui.themes import load_themes
+
+AREAS = {
+    "search": ("1", "Search"),
+    "orders": ("2", "Orders"),
+    "profiles": ("3", "Profiles"),
+    "bulk": ("4", "Bulk"),
+    "export": ("5", "Export"),
+    "settings": ("6", "Settings"),
+}
+HEALTH_EVERY = 15.0
+
+
+def _search_screen() -> Screen:
+    from tui_app.ui.screens.search import SearchScreen
+
+    return SearchScreen()
+
+
+def _settings_screen() -> Screen:
+    from tui_app.ui.screens.settings import SettingsScreen
+
+    return SettingsScreen()
+
+
+class ProducerApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "producer-tui"
+    MODES = {
+        "search": _search_screen,
+        "orders": partial(ComingScreen, "Orders"),
+        "profiles": partial(ComingScreen, "Profiles"),
+        "bulk": partial(ComingScreen, "Bulk"),
+        "export": partial(ComingScreen, "Export"),
+        "settings": _settings_screen,
+    }
+    DEFAULT_MODE = "search"
+    BINDINGS = [
+        *(
+            Binding(key, f"area('{mode}')", name, id=f"area.{mode}", show=False)
+            for mode, (key, name) in AREAS.items()
+        ),
+        Binding("question_mark,f1", "help", "Keys", id="help", key_display="?"),
+        Binding("ctrl+r", "toggle_reveal", "Reveal PII", id="reveal", show=False),
+        Binding("ctrl+q", "quit", "Quit", id="quit"),
+    ]
+
+    service_state: reactive[str] = reactive("… connecting")
+    reveal_pii: reactive[bool] = reactive(False)
+    """Personal data is masked unless the user reveals it (Ctrl+R), per app session."""
+
+    def __init__(
+        self, config: Config, env_name: str | None = None, *, today: date | None = None
+    ) -> None:
+        super().__init__()
+        self.config = config
+        name = env_name or config.active
+        self.env_name: str = name
+        self.env: Environment = config.environments[name]
+        self.fixed_today = today
+        self.today = today or date.today()
+        """The date licenses are judged against (fixed in tests and screenshots, where the
+        embedded sandbox is seeded for the same date)."""
+        self.connection: Connection | None = None
+        self._connected = asyncio.Event()
+        self._connect_error: Exception | None = None
+        self.reveal_pii = not config.mask_pii
+
+    # --- start-up ---
+
+    def on_mount(self) -> None:
+        for theme in load_themes(self.notify_problem):
+            self.register_theme(theme)
+        if self.config.theme and self.config.theme in self.available_themes:
+            self.theme = self.config.theme
+        elif "producer-dark" in self.available_themes:
+            self.theme = "producer-dark"
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self._apply_keymap()
+        # Nothing touches the network (or the sandbox) before the first frame.
+        self.call_after_refresh(self.open_connection)
+
+    def _apply_keymap(self) -> None:
+        if self.config.keys:
+            self.set_keymap(dict(self.config.keys))
+
+    @work(exclusive=True, group="connection")
+    async def open_connection(self) -> None:
+        self.service_state = "… starting the sandbox" if self.env.embedded else "… connecting"
+        try:
+            self.connection = await connect(self.env, today=self.fixed_today)
+        except (ConfigError, ClientError, OSError) as exc:
+            self._connect_error = exc
+            self.service_state = "○ not connected"
+            self.notify(str(exc), title="Cannot connect", severity="error", timeout=10)
+        finally:
+            self._connected.set()
+        if self.connection is not None:
+            await self.check_health()
+            self.set_interval(HEALTH_EVERY, self.check_health)
+
+    async def check_health(self) -> None:
+        if self.connection is None:
+            return
+        try:
+            ms = await self.connection.client.ping()
+        except ClientError as exc:
+            self.service_state = f"○ offline: {exc}"
+        else:
+            self.service_state = f"● online ({ms:.0f} ms)"
+
+    async def client(self) -> RegistryClient:
+        """The service client, once connected; raises a plain-language error if not."""
+        await self._connected.wait()
+        if self.connection is None:
+            raise ClientError(f"not connected: {self._connect_error}")
+        return self.connection.client
+
+    async def on_unmount(self) -> None:
+        if self.connection is not None:
+            await self.connection.aclose()
+
+    # --- actions ---
+
+    def action_area(self, mode: str) -> None:
+        self.switch_mode(mode)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen.active_bindings))
+
+    def action_toggle_reveal(self) -> None:
+        self.reveal_pii = not self.reveal_pii
+        self.notify("Personal data shown" if self.reveal_pii else "Personal data masked")
+
+    def notify_problem(self, message: str) -> None:
+        self.notify(message, severity="warning", timeout=8)
+
+    def _theme_changed(self, theme) -> None:
+        if self.config.theme != theme.name:
+            self.config = self.config.model_copy(update={"theme": theme.name})
+            self.save_settings()
+
+    def save_settings(self, config: Config | None = None) -> bool:
+        try:
+            save_config(config or self.config)
+        except ConfigError as exc:
+            self.notify(str(exc), title="Settings not saved", severity="error")
+            return False
+        if config is not None:
+            self.config = config
+        return True
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for mode, (key, name) in AREAS.items():
+            yield SystemCommand(
+                f"Go to {name}",
+                f"Open the {name} area (key {key})",
+                partial(self.action_area, mode),
+            )
+        yield SystemCommand("Show keys", "Every key of this screen (? or F1)", self.action_help)
+        yield SystemCommand(
+            "Reveal or mask personal data",
+            "Toggle SSN, FEIN and birth date display (Ctrl+R)",
+            self.action_toggle_reveal,
+        )
+        commands = getattr(screen, "commands", None)
+        if commands is not None:
+            yield from commands()

@@ -1,0 +1,205 @@
+"""What a form needs to know about a contract model's fields, read from the model itself.
+
+No bound is copied here: lengths and patterns come from the fields' ``Bounds``, choices from
+their ``Literal`` or enum types, nesting from nested models. This module has no Textual
+import, so it is tested on its own.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from tui_app.contract.base import Bounds
+from tui_app.contract.errors import FieldError, field_errors
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One input of a form."""
+
+    path: str
+    """Dotted path in the model, e.g. ``tlq.juris``."""
+    name: str
+    kind: Literal["text", "int", "choice", "list"]
+    required: bool
+    choices: tuple[str, ...] = ()
+    hint: str = ""
+    """The field's bounds in words, e.g. ``1 to 20 characters, letters and digits only``."""
+
+
+@dataclass(frozen=True)
+class GroupSpec:
+    """A nested object: a collapsible group of inputs."""
+
+    path: str
+    name: str
+    children: tuple[FieldSpec | GroupSpec, ...] = field(default_factory=tuple)
+
+
+def _unwrap(annotation: Any) -> tuple[Any, list[Any], bool]:
+    """(core type, metadata, nullable) of an annotation such as ``text(80) | None``."""
+    meta: list[Any] = []
+    nullable = False
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation, *extra = get_args(annotation)
+            meta.extend(extra)
+        elif origin in (Union, types.UnionType):
+            args = [a for a in get_args(annotation) if a is not type(None)]
+            nullable = nullable or len(args) < len(get_args(annotation))
+            if len(args) != 1:
+                return annotation, meta, nullable
+            annotation = args[0]
+        else:
+            return annotation, meta, nullable
+
+
+def _hint(bounds: Bounds | None, kind: str) -> str:
+    if kind == "int":
+        return "a whole number"
+    if bounds is None:
+        return ""
+    lo, hi = bounds.min_len, bounds.max_len
+    unit = "digits" if bounds.means == "digits only" else "characters"
+    if hi is None:
+        size = f"at least {lo} {unit}" if lo > 1 else ""
+    elif lo == hi:
+        size = f"exactly {hi} {unit}"
+    elif lo > 1:
+        size = f"{lo} to {hi} {unit}"
+    else:
+        size = f"up to {hi} {unit}"
+    extra = bounds.means if bounds.means and bounds.means != "digits only" else ""
+    return ", ".join(p for p in (size, extra) if p)
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def describe(
+    model: type[BaseModel],
+    names: Iterable[str] | None = None,
+    prefix: str = "",
+    required: Iterable[str] = (),
+) -> tuple[FieldSpec | GroupSpec, ...]:
+    """The form layout of ``model``: its fields (or ``names``, in that order) as specs.
+
+    ``required`` marks fields the model requires only conditionally (e.g. per SearchType).
+    Free-form objects (``DynamicData``) and lists of objects have no input here; a form
+    keeps their values from the record it was loaded with.
+    """
+    hints = typing.get_type_hints(model, include_extras=True)
+    extra_required = set(required)
+    specs: list[FieldSpec | GroupSpec] = []
+    for name in names or model.model_fields:
+        info = model.model_fields[name]
+        path = f"{prefix}{name}"
+        core, meta, nullable = _unwrap(hints[name])
+        bounds = next((m for m in meta if isinstance(m, Bounds)), None)
+        is_required = info.is_required() or path in extra_required or name in extra_required
+        if _is_model(core):
+            specs.append(GroupSpec(path, name, describe(core, prefix=f"{path}.")))
+            continue
+        origin = get_origin(core)
+        if origin is list:
+            item, item_meta, _ = _unwrap(get_args(core)[0])
+            if _is_model(item):
+                continue
+            item_bounds = next((m for m in item_meta if isinstance(m, Bounds)), None)
+            hint = "comma-separated" + (
+                f"; each {_hint(item_bounds, 'text')}" if item_bounds else ""
+            )
+            specs.append(FieldSpec(path, name, "list", is_required, hint=hint))
+        elif origin is Literal:
+            specs.append(
+                FieldSpec(path, name, "choice", is_required, tuple(str(a) for a in get_args(core)))
+            )
+        elif isinstance(core, type) and issubclass(core, Enum):
+            specs.append(
+                FieldSpec(path, name, "choice", is_required, tuple(str(m.value) for m in core))
+            )
+        elif core is int:
+            specs.append(FieldSpec(path, name, "int", is_required, hint=_hint(None, "int")))
+        elif core is str:
+            specs.append(FieldSpec(path, name, "text", is_required, hint=_hint(bounds, "text")))
+        # dict (DynamicData) and other shapes have no input: kept from the loaded record.
+    return tuple(specs)
+
+
+def flatten(specs: Iterable[FieldSpec | GroupSpec]) -> list[FieldSpec]:
+    out: list[FieldSpec] = []
+    for spec in specs:
+        out.extend(flatten(spec.children) if isinstance(spec, GroupSpec) else [spec])
+    return out
+
+
+# --- values <-> model ----------------------------------------------------------------------
+
+
+def to_text(spec: FieldSpec, value: Any) -> str:
+    if value is None:
+        return ""
+    if spec.kind == "list":
+        return ", ".join(str(v) for v in value)
+    return str(value.value if isinstance(value, Enum) else value)
+
+
+def from_text(spec: FieldSpec, text: str) -> Any:
+    """An input's text as the value the model expects; ``None`` for an empty input, so an
+    optional field left blank is absent rather than an empty string."""
+    if text == "":
+        return None
+    if spec.kind == "list":
+        return [part.strip() for part in text.split(",") if part.strip()] or None
+    return text
+
+
+def get_path(data: Mapping[str, Any], path: str) -> Any:
+    node: Any = data
+    for part in path.split("."):
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(part)
+    return node
+
+
+def set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    node = data
+    for part in parents:
+        node = node.setdefault(part, {})
+    if value is None:
+        node.pop(last, None)
+    else:
+        node[last] = value
+
+
+def prune(data: dict[str, Any]) -> dict[str, Any]:
+    """Drop nested objects left empty, so an untouched group does not become ``{}``."""
+    out = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = prune(value)
+            if not value:
+                continue
+        out[key] = value
+    return out
+
+
+def check(
+    model: type[BaseModel], data: Mapping[str, Any], context: dict | None = None
+) -> tuple[BaseModel | None, list[FieldError]]:
+    """Validate form data against the model: the model, or the errors by field path."""
+    try:
+        return model.model_validate(data, context=context), []
+    except ValidationError as exc:
+        return None, field_errors(exc)

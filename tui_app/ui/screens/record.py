@@ -1,0 +1,315 @@
+"""The full registry record of one producer, in tabs: overview, addresses, licenses with
+their lines of authority, appointments, regulatory actions, organization, raw document.
+SSN, FEIN and birth date stay masked until the user reveals them (Ctrl+R or v)."""
+
+from __future__ import annotations
+
+import json
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea
+
+from tui_app.client.errors import ClientError
+from tui_app.contract.search import FullInfo
+from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree
+from tui_app.standing import license_standing
+from tui_app.ui.widgets.status_bar import StatusBar
+
+TABS = (
+    "overview",
+    "addresses",
+    "licenses",
+    "authority",
+    "appointments",
+    "actions",
+    "organization",
+    "raw",
+)
+
+
+def cell(value: object) -> Text:
+    return Text("" if value is None else str(value))
+
+
+class RecordScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="record.back"),
+        Binding("v", "app.toggle_reveal", "Reveal PII", id="record.reveal"),
+        Binding("c", "copy_npn", "Copy NPN", id="record.copy"),
+        Binding("left,h", "tab(-1)", "Prev tab", id="record.prev", show=False),
+        Binding("right,l", "tab(1)", "Next tab", id="record.next", show=False),
+    ]
+
+    def __init__(self, kind: str, npn: int) -> None:
+        super().__init__()
+        self.kind = kind
+        self.npn = npn
+        self.info: FullInfo | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar("Search › Record")
+        yield Static(f"Loading {self.kind} NPN {self.npn}…", id="record-title")
+        with TabbedContent(id="record-tabs"):
+            with TabPane("Overview", id="overview"):
+                yield VerticalScroll(Static(id="overview-text"))
+            for tab, title, columns in (
+                (
+                    "addresses",
+                    "Addresses",
+                    ("Type", "Line 1", "Line 2", "City", "State", "ZIP", "Country", "Updated"),
+                ),
+                (
+                    "licenses",
+                    "Licenses",
+                    (
+                        "State",
+                        "Number",
+                        "Class",
+                        "Res.",
+                        "Standing",
+                        "Issued",
+                        "Expires",
+                        "CE",
+                        "Lines",
+                    ),
+                ),
+                (
+                    "authority",
+                    "Lines of authority",
+                    ("State", "Code", "Line", "Status", "Reason", "Since"),
+                ),
+                (
+                    "appointments",
+                    "Appointments",
+                    (
+                        "State",
+                        "Company",
+                        "FEIN",
+                        "NAIC",
+                        "Line",
+                        "Status",
+                        "Reason",
+                        "Since",
+                        "Renews",
+                    ),
+                ),
+                (
+                    "actions",
+                    "Regulatory actions",
+                    (
+                        "State",
+                        "Origin",
+                        "Reason",
+                        "Disposition",
+                        "Action date",
+                        "Effective",
+                        "Penalty",
+                    ),
+                ),
+                ("organization", "Organization", ("NPN", "Name", "Type", "Role", "State", "Since")),
+            ):
+                with TabPane(title, id=tab):
+                    table = DataTable(id=f"{tab}-table", cursor_type="row", zebra_stripes=True)
+                    table.add_columns(*columns)
+                    yield table
+            with TabPane("Raw", id="raw"):
+                yield TextArea("", id="raw-text", read_only=True, soft_wrap=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "reveal_pii", lambda _: self._render_info(), init=False)
+        self.load()
+
+    @work(exclusive=True, group="record")
+    async def load(self) -> None:
+        try:
+            client = await self.app.client()
+            if self.kind == "agent":
+                response = await client.get_agent(self.npn)
+            else:
+                response = await client.get_agency(self.npn)
+        except ClientError as exc:
+            self.query_one("#record-title", Static).update(
+                Text(f"Cannot show {self.kind} NPN {self.npn}: {exc.message}  (Esc goes back)")
+            )
+            self.notify(exc.message, title="Record", severity="error")
+            return
+        self.info = response.NiprFullInfo
+        self._render_info()
+        self.query_one("#record-tabs").focus()
+
+    # --- rendering ---
+
+    def _render_info(self) -> None:
+        info = self.info
+        if info is None:
+            return
+        reveal = self.app.reveal_pii
+        bio = info.Biographic
+        if info.Producer.EntityType == "FIRM":
+            name = bio.FirmName if bio else None
+            ident = f"FEIN {format_fein(bio.Fein or '', reveal)}" if bio and bio.Fein else ""
+        else:
+            name = (
+                " ".join(p for p in (bio.FirstName, bio.MiddleName, bio.LastName, bio.Suffix) if p)
+                if bio
+                else None
+            )
+            ident = f"SSN {format_ssn(bio.Ssn or '', reveal)}" if bio and bio.Ssn else ""
+        shown = "shown" if reveal else "masked: v reveals"
+        title = Text.assemble(
+            (name or "(no name)", "bold"),
+            f"   NPN {info.Producer.Npn}   {ident}   ",
+            (f"personal data {shown}", "dim"),
+        )
+        self.query_one("#record-title", Static).update(title)
+        self.query_one("#overview-text", Static).update(self._overview(info, reveal))
+        self._fill_tables(info, reveal)
+        raw = mask_tree(info.model_dump(mode="json", exclude_none=True), reveal)
+        self.query_one("#raw-text", TextArea).load_text(json.dumps(raw, indent=2))
+
+    def _overview(self, info: FullInfo, reveal: bool) -> Text:
+        bio = info.Biographic
+        rows: list[tuple[str, object]] = [
+            ("Entity", info.Producer.EntityType.title()),
+            ("NPN", info.Producer.Npn),
+        ]
+        if bio is not None:
+            if info.Producer.EntityType == "FIRM":
+                rows += [
+                    ("Firm name", bio.FirmName),
+                    ("FEIN", format_fein(bio.Fein or "", reveal)),
+                    ("Domicile state", bio.DomicileState),
+                ]
+            else:
+                rows += [
+                    ("First name", bio.FirstName),
+                    ("Middle name", bio.MiddleName),
+                    ("Last name", bio.LastName),
+                    ("Suffix", bio.Suffix),
+                    ("Date of birth", format_dob(bio.DateOfBirth, reveal)),
+                    ("SSN", format_ssn(bio.Ssn or "", reveal)),
+                ]
+        licenses = info.LicenseData.Licenses if info.LicenseData else []
+        standings = [
+            license_standing(lic.Active, lic.ExpirationDate, self.app.today) for lic in licenses
+        ]
+        resident = next((lic.State for lic in licenses if lic.Residency == "R"), None)
+        rows += [
+            ("Resident state", resident),
+            (
+                "Licenses",
+                f"{len(licenses)} "
+                f"({sum(level == 'bad' for _, level in standings)} expired, "
+                f"{sum(level == 'warn' for _, level in standings)} expiring soon)",
+            ),
+            ("Last updated", info.LastUpdated),
+        ]
+        addresses = info.AddressInfo.Addresses if info.AddressInfo else []
+        for address in addresses:
+            line = ", ".join(
+                p
+                for p in (address.Line1, address.Line2, address.City, address.State, address.Zip)
+                if p
+            )
+            rows.append((f"{address.Type.title()} address", line))
+        text = Text()
+        for label, value in rows:
+            if value not in (None, ""):
+                text.append(f"{label:>18}  ", style="bold")
+                text.append(f"{value}\n")
+        return text
+
+    def _fill_tables(self, info: FullInfo, reveal: bool) -> None:
+        colours = self.app.theme_variables
+        style = {
+            "bad": f"bold {colours.get('error', 'red')}",
+            "warn": f"bold {colours.get('warning', 'yellow')}",
+            "ok": colours.get("success", "green"),
+            "none": "dim",
+        }
+        licenses = info.LicenseData.Licenses if info.LicenseData else []
+        tables = {tab: self.query_one(f"#{tab}-table", DataTable) for tab in TABS[1:-1]}
+        for table in tables.values():
+            table.clear()
+        for a in info.AddressInfo.Addresses if info.AddressInfo else []:
+            tables["addresses"].add_row(
+                *map(
+                    cell,
+                    (a.Type, a.Line1, a.Line2, a.City, a.State, a.Zip, a.Country, a.DateUpdated),
+                )
+            )
+        for lic in licenses:
+            words, level = license_standing(lic.Active, lic.ExpirationDate, self.app.today)
+            lines = ", ".join(loa.Name or loa.Code or "" for loa in lic.LinesOfAuthority)
+            tables["licenses"].add_row(
+                *map(cell, (lic.State, lic.LicenseNumber, lic.LicenseClass, lic.Residency)),
+                Text(words, style=style[level]),
+                *map(cell, (lic.IssueDate, lic.ExpirationDate, lic.CeCompliance, lines)),
+            )
+            for loa in lic.LinesOfAuthority:
+                tables["authority"].add_row(
+                    *map(
+                        cell,
+                        (
+                            lic.State,
+                            loa.Code,
+                            loa.Name,
+                            loa.Status,
+                            loa.StatusReason,
+                            loa.StatusDate,
+                        ),
+                    )
+                )
+            for ap in lic.Appointments:
+                tables["appointments"].add_row(
+                    *map(
+                        cell,
+                        (
+                            lic.State,
+                            ap.CompanyName,
+                            format_fein(ap.Fein or "", reveal),
+                            ap.NaicCode,
+                            ap.LineOfAuthority,
+                            ap.Status,
+                            ap.TerminationReason,
+                            ap.StatusDate,
+                            ap.RenewalDate,
+                        ),
+                    )
+                )
+            for act in lic.RegulatoryActions:
+                tables["actions"].add_row(
+                    *map(
+                        cell,
+                        (
+                            lic.State,
+                            act.Origin,
+                            act.Reason,
+                            act.Disposition,
+                            act.DateOfAction,
+                            act.EffectiveDate,
+                            act.Penalty,
+                        ),
+                    )
+                )
+        for org in info.Organization:
+            tables["organization"].add_row(
+                *map(cell, (org.Npn, org.Name, org.EntityType, org.Role, org.State, org.StartDate))
+            )
+
+    # --- actions ---
+
+    def action_copy_npn(self) -> None:
+        self.app.copy_to_clipboard(str(self.npn))
+        self.notify(f"NPN {self.npn} copied to the clipboard")
+
+    def action_tab(self, step: int) -> None:
+        tabs = self.query_one("#record-tabs", TabbedContent)
+        index = TABS.index(tabs.active) if tabs.active in TABS else 0
+        tabs.active = TABS[(index + step) % len(TABS)]

@@ -1,0 +1,263 @@
+"""Producer search: pick agents or agencies and a SearchType, fill the fields that type
+uses (validated as typed, from the contract), browse the hits, open a full record."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Horizontal, Vertical
+from textual.widgets import Button, DataTable, Input, Label, RadioButton, RadioSet, Select, Static
+
+from tui_app.client.errors import ClientError, InvalidInput, Rejected
+from tui_app.contract.search import (
+    AgencySearch,
+    AgencySearchResponse,
+    AgentSearch,
+    AgentSearchResponse,
+    FullRecordQuery,
+    SearchKind,
+)
+from tui_app.pii import format_fein, format_ssn
+from tui_app.ui.fields import check
+from tui_app.ui.screens.base import AreaScreen
+from tui_app.ui.widgets.model_form import ModelForm
+
+SEARCHES = {"agent": AgentSearch, "agency": AgencySearch}
+
+
+class SearchScreen(AreaScreen):
+    AREA = "Search"
+    BINDINGS = [
+        Binding("slash", "filter", "Filter rows", id="search.filter", key_display="/"),
+        Binding("escape", "back", "Back", id="search.back", show=False),
+        Binding("f2", "focus_form", "Edit search", id="search.form"),
+        Binding("f3", "focus_npn", "Open by NPN", id="search.npn"),
+        Binding("f4", "focus_results", "Results", id="search.results"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kind = "agent"
+        self.result_kind = "agent"
+        self.rows: list[tuple[int, tuple[Text, ...]]] = []
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="search-top"):
+            with RadioSet(id="kind"):
+                yield RadioButton("Agents", value=True, id="kind-agent")
+                yield RadioButton("Agencies", id="kind-agency")
+            with Vertical(id="type-box"):
+                yield Label("SearchType")
+                kinds = AgentSearch.kinds
+                yield Select(
+                    [(k.value, k.value) for k in kinds],
+                    value=kinds[0].value,
+                    id="search-type",
+                    allow_blank=False,
+                )
+            with Vertical(id="npn-box"):
+                yield Label("Open by NPN")
+                with Horizontal():
+                    yield Input(placeholder="NPN", id="npn", type="integer")
+                    yield Button("Open", id="open-npn")
+        with Horizontal(id="search-main"):
+            with Vertical(id="form-column"):
+                yield Container(id="form-box")
+                yield Button("Search  ⏎", id="run-search", variant="primary")
+            with Vertical(id="results-column"):
+                yield Input(placeholder="filter the rows in view (Esc clears)", id="filter")
+                yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
+                yield Static("Fill the fields and press Enter to search.", id="result-info")
+
+    async def on_mount(self) -> None:
+        self.query_one("#filter").display = False
+        await self._set_kind("agent")
+
+    # --- the form follows the kind and the SearchType ---
+
+    def _model(self):
+        return SEARCHES[self.kind]
+
+    async def _set_kind(self, kind: str) -> None:
+        self.kind = kind
+        select = self.query_one("#search-type", Select)
+        kinds = self._model().kinds
+        with select.prevent(Select.Changed):
+            select.set_options([(k.value, k.value) for k in kinds])
+            select.value = kinds[0].value
+        await self._rebuild_form()
+
+    async def _rebuild_form(self) -> None:
+        box = self.query_one("#form-box")
+        old = box.query(ModelForm)
+        kept = old.first().data() if old else {}
+        model = self._model()
+        kind = SearchKind(self.query_one("#search-type", Select).value)
+        form = ModelForm(
+            model,
+            fields=model.fields_for(kind),
+            required=model.required_when.get(kind, ()),
+            fixed={"SearchType": kind.value},
+            id="search-form",
+        )
+        await old.remove()
+        await box.mount(form)
+        form.load({k: v for k, v in kept.items() if k in form.inputs})
+
+    @on(RadioSet.Changed, "#kind")
+    async def _kind_changed(self, event: RadioSet.Changed) -> None:
+        await self._set_kind("agent" if event.pressed.id == "kind-agent" else "agency")
+
+    @on(Select.Changed, "#search-type")
+    async def _type_changed(self) -> None:
+        await self._rebuild_form()
+
+    # --- searching ---
+
+    @on(ModelForm.Submitted)
+    @on(Button.Pressed, "#run-search")
+    def _search(self) -> None:
+        form = self.query_one(ModelForm)
+        request = form.result()
+        if request is None:
+            form.focus_first_error()
+            self.notify("Correct the fields marked ✗ first.", severity="warning")
+            return
+        self.query_one("#result-info", Static).update("Searching…")
+        self.run_search(self.kind, request)
+
+    @work(exclusive=True, group="search")
+    async def run_search(self, kind: str, request) -> None:
+        """A newer search cancels this one, so an old answer never overwrites a new one."""
+        form = self.query_one(ModelForm)
+        try:
+            client = await self.app.client()
+            if kind == "agent":
+                result = await client.search_agents(request)
+            else:
+                result = await client.search_agencies(request)
+        except (InvalidInput, Rejected) as exc:
+            form.show_errors(exc.errors)
+            self._fail(exc.message)
+            return
+        except ClientError as exc:
+            self._fail(exc.message)
+            return
+        self.show_results(kind, result)
+
+    def _fail(self, message: str) -> None:
+        self.query_one("#result-info", Static).update(Text(f"Search failed: {message}"))
+        self.notify(message, title="Search failed", severity="error")
+
+    def show_results(self, kind: str, result: AgentSearchResponse | AgencySearchResponse) -> None:
+        table = self.query_one("#results", DataTable)
+        table.clear(columns=True)
+        if isinstance(result, AgentSearchResponse):
+            table.add_columns("NPN", "Name", "SSN", "Resident", "Licensed in")
+            hits = result.IndividualsSummaryInfo.Individuals
+            self.rows = [
+                (
+                    h.Npn,
+                    (
+                        Text(str(h.Npn)),
+                        Text(" ".join(p for p in (h.FirstName, h.MiddleName, h.LastName) if p)),
+                        Text(format_ssn(h.SsnLast4 or "")),
+                        Text(h.ResidentState or ""),
+                        Text(", ".join(h.LicenseStates)),
+                    ),
+                )
+                for h in hits
+            ]
+        else:
+            table.add_columns("NPN", "Firm", "FEIN", "Domicile", "Licensed in")
+            hits = result.NiprFirmsSummaryInfo.Firms
+            self.rows = [
+                (
+                    h.Npn,
+                    (
+                        Text(str(h.Npn)),
+                        Text(h.FirmName or ""),
+                        Text(format_fein(h.FeinLast4 or "")),
+                        Text(h.ResidentState or ""),
+                        Text(", ".join(h.LicenseStates)),
+                    ),
+                )
+                for h in hits
+            ]
+        self.result_kind = kind
+        entity = result.AdditionalInfo.Entity if result.AdditionalInfo else None
+        more = " (more exist: narrow the search)" if entity and entity.Truncated else ""
+        self._fill(self.query_one("#filter", Input).value)
+        count = len(self.rows)
+        self.query_one("#result-info", Static).update(
+            f"{count} {'hit' if count == 1 else 'hits'}{more}. Enter opens the record; / filters."
+            if count
+            else "No producer matches this search."
+        )
+        if count:
+            table.focus()
+
+    def _fill(self, needle: str) -> None:
+        table = self.query_one("#results", DataTable)
+        table.clear()
+        needle = needle.lower().strip()
+        for npn, cells in self.rows:
+            if not needle or any(needle in cell.plain.lower() for cell in cells):
+                table.add_row(*cells, key=str(npn))
+
+    # --- filter, open, back ---
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self.query_one("#results").focus()
+
+    def action_back(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.display:
+            box.value = ""
+            box.display = False
+            self.query_one("#results").focus()
+        elif self.focused is not None and self.focused.id != "results" and self.rows:
+            self.query_one("#results").focus()
+
+    def action_focus_form(self) -> None:
+        form = self.query_one(ModelForm)
+        inputs = form.query(Input)
+        if inputs:
+            inputs.first().focus()
+
+    def action_focus_npn(self) -> None:
+        self.query_one("#npn").focus()
+
+    def action_focus_results(self) -> None:
+        self.query_one("#results").focus()
+
+    @on(DataTable.RowSelected, "#results")
+    def _open_row(self, event: DataTable.RowSelected) -> None:
+        self.open_record(self.result_kind, int(event.row_key.value))
+
+    @on(Input.Submitted, "#npn")
+    @on(Button.Pressed, "#open-npn")
+    def _open_npn(self) -> None:
+        box = self.query_one("#npn", Input)
+        query, errors = check(FullRecordQuery, {"Npn": box.value or None})
+        if query is None:
+            self.notify("; ".join(str(e) for e in errors), title="NPN", severity="warning")
+            return
+        self.open_record(self.kind, query.Npn)
+
+    def open_record(self, kind: str, npn: int) -> None:
+        from tui_app.ui.screens.record import RecordScreen
+
+        self.app.push_screen(RecordScreen(kind, npn))

@@ -1,0 +1,678 @@
+"""Settings: environments (add, edit, delete, set active), the theme and PII masking.
+
+The editor validates as the user types by building the config models themselves
+(``Environment`` with its ``Auth``) and showing their messages under the fields they name;
+no rule of the config is copied here. Edits to environments are a draft until saved (Ctrl+S,
+``s`` or the Save button); the theme and the masking default apply and persist at once.
+Secrets are never asked for: the config only names the environment variables holding them,
+and this screen says whether each variable is set, never what it holds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, get_args
+
+from pydantic import ValidationError
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import (
+    Button,
+    Collapsible,
+    Input,
+    Label,
+    OptionList,
+    Select,
+    Static,
+    Switch,
+)
+from textual.widgets.option_list import Option
+
+# The auth types' required and optional settings live in config.py, next to the validator
+# that enforces them; the editor shows exactly those, so nothing is restated here.
+from tui_app.config import _AUTH_OPTIONAL, _AUTH_REQUIRED, GROUPS, Auth, Config, Environment
+from tui_app.contract.errors import field_errors
+from tui_app.ui.screens.base import AreaScreen
+
+AUTH_TYPES: tuple[str, ...] = get_args(Auth.model_fields["type"].annotation)
+FORMATS: tuple[str, ...] = get_args(Environment.model_fields["format"].annotation)
+AUTH_FIELDS: tuple[str, ...] = tuple(name for name in Auth.model_fields if name != "type")
+TEXT_KEYS: tuple[str, ...] = (
+    "seed",
+    "base_url",
+    *(f"base_urls.{g}" for g in GROUPS),
+    "timeout",
+    *(f"auth.{name}" for name in AUTH_FIELDS),
+)
+SECRET_HINT = (
+    "Secrets live in environment variables: give the variable's NAME here, never "
+    "the secret. The config file stores only names."
+)
+
+
+def _wid(key: str) -> str:
+    """Widget id of an editor field: ``auth.token_env`` -> ``set-auth-token_env``."""
+    return "set-" + key.replace(".", "-")
+
+
+def _default(name: str) -> Any:
+    return Environment.model_fields[name].default
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def values_of(env: Environment) -> dict[str, Any]:
+    """The editor's raw values (text, bools, choices) for ``env``."""
+    values: dict[str, Any] = {
+        "embedded": env.embedded,
+        "seed": str(env.seed),
+        "base_url": env.base_url or "",
+        "format": env.format,
+        "timeout": _number(env.timeout),
+        "auth.type": env.auth.type,
+    }
+    for group in GROUPS:
+        values[f"base_urls.{group}"] = (env.base_urls.get(group) if env.base_urls else None) or ""
+    for name in AUTH_FIELDS:
+        values[f"auth.{name}"] = getattr(env.auth, name) or ""
+    return values
+
+
+def auth_fields_for(auth_type: str) -> tuple[str, ...]:
+    return (*_AUTH_REQUIRED[auth_type], *_AUTH_OPTIONAL[auth_type])
+
+
+def _as_number(text: str, kind: type) -> Any:
+    # Unparseable text goes to the model as it is, so the model words the complaint.
+    try:
+        return kind(text)
+    except ValueError:
+        return text
+
+
+def data_of(values: dict[str, Any], original: Environment | None) -> dict[str, Any]:
+    """The input for ``Environment``: only what applies, and defaults only where the saved
+    environment set them, so the file keeps saying no more than the user said."""
+    was_set = original.model_fields_set if original is not None else set()
+    data: dict[str, Any] = {}
+
+    def put(name: str, value: Any) -> None:
+        if value != _default(name) or name in was_set:
+            data[name] = value
+
+    embedded = bool(values["embedded"])
+    put("embedded", embedded)
+    if embedded:
+        put("seed", _as_number(values["seed"].strip(), int))
+    else:
+        if base := values["base_url"].strip():
+            data["base_url"] = base
+        groups = {g: values[f"base_urls.{g}"].strip() for g in GROUPS}
+        if groups := {g: url for g, url in groups.items() if url}:
+            data["base_urls"] = groups
+    put("format", values["format"])
+    put("timeout", _as_number(values["timeout"].strip(), float))
+    auth_type = values["auth.type"]
+    auth: dict[str, Any] = {"type": auth_type}
+    for name in auth_fields_for(auth_type):
+        if text := values[f"auth.{name}"].strip():
+            auth[name] = text
+    if auth_type != "none" or "auth" in was_set:
+        data["auth"] = auth
+    return data
+
+
+def _plain(message: str) -> str:
+    return re.sub(r"^Input should be", "must be", message)
+
+
+def check_environment(
+    values: dict[str, Any], original: Environment | None
+) -> tuple[Environment | None, dict[str, list[str]]]:
+    """Validate with the config model; errors keyed by the editor field they belong to."""
+    try:
+        return Environment.model_validate(data_of(values, original)), {}
+    except ValidationError as exc:
+        errors: dict[str, list[str]] = {}
+        for error in field_errors(exc):
+            errors.setdefault(_owner(error.path, values), []).append(_plain(error.message))
+        return None, errors
+
+
+def _owner(path: str, values: dict[str, Any]) -> str:
+    if path in TEXT_KEYS or path in ("embedded", "format", "auth.type"):
+        return path
+    if path == "auth" or path.startswith("auth."):
+        return "auth.type"  # a rule across the auth settings, e.g. "type bearer needs ..."
+    if path.startswith("base_urls"):
+        return "base_url"
+    # A rule across the whole environment (URLs missing, or given to an embedded one).
+    return "embedded" if values["embedded"] else "base_url"
+
+
+@dataclass(eq=False)
+class Draft:
+    """One environment as edited, before it is saved."""
+
+    name: str
+    original: Environment | None
+    """The environment as last saved; ``None`` for one added in this session."""
+    values: dict[str, Any]
+    env: Environment | None = None
+    errors: dict[str, list[str]] = field(default_factory=dict)
+
+    def revalidate(self, drafts: Iterable[Draft]) -> None:
+        self.env, self.errors = check_environment(self.values, self.original)
+        name = self.name.strip()
+        if not name:
+            self.errors.setdefault("name", []).append("is required")
+        elif any(d is not self and d.name.strip() == name for d in drafts):
+            self.errors.setdefault("name", []).append(
+                f"another environment is already named {name}"
+            )
+
+    def where(self) -> str:
+        if self.values["embedded"]:
+            return "embedded sandbox"
+        if base := self.values["base_url"].strip():
+            return base
+        return (
+            "per-group URLs" if any(self.values[f"base_urls.{g}"] for g in GROUPS) else "no URL yet"
+        )
+
+
+class ConfirmDelete(ModalScreen[bool]):
+    """Asks before an environment is deleted. y or Enter deletes; n or Esc keeps it."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Delete", id="settings.confirm.yes"),
+        Binding("n,escape", "answer(False)", "Keep", id="settings.confirm.no"),
+    ]
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.env_name = name
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(Text.assemble("Delete the environment ", (self.env_name, "bold"), "?"))
+            yield Static("It is removed from the file when you save.", classes="hint")
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Delete (y)", id="confirm-yes", variant="error")
+                yield Button("Keep (n)", id="confirm-no")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-no").focus()
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+
+class SettingsScreen(AreaScreen):
+    AREA = "Settings"
+    BINDINGS = [
+        Binding("n", "new", "New env", id="settings.new"),
+        Binding("e", "edit", "Edit", id="settings.edit"),
+        Binding("d", "delete", "Delete", id="settings.delete"),
+        Binding("a", "activate", "Set active", id="settings.activate"),
+        Binding("ctrl+s,s", "save", "Save", id="settings.save", key_display="^s/s"),
+        Binding("t", "theme", "Theme", id="settings.theme"),
+        Binding("m", "mask", "Masking", id="settings.mask"),
+        Binding("escape", "back", "Back to list", id="settings.back", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        config: Config = self.app.config
+        self.drafts: list[Draft] = [
+            Draft(name, env, values_of(env)) for name, env in config.environments.items()
+        ]
+        for draft in self.drafts:
+            draft.revalidate(self.drafts)
+        self.active: Draft = next(d for d in self.drafts if d.name == config.active)
+        self.current: Draft = self.active
+        self._saved = self._snapshot()
+
+    # --- layout ---
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="settings-main"):
+            with Vertical(id="settings-left"):
+                yield Static("[b]Environments[/b]", classes="settings-title")
+                yield OptionList(id="env-list")
+                yield Static(
+                    "n new · e or Enter edit · d delete · a set active · Esc back here",
+                    classes="hint",
+                    id="env-keys",
+                )
+                with Horizontal(id="save-bar"):
+                    yield Button("Save", id="save", variant="primary")
+                    yield Static("", id="save-state")
+                yield Static("[b]Preferences[/b]", classes="settings-title")
+                yield Label("Theme (applies and is saved at once)", classes="set-pref-label")
+                themes = sorted(self.app.available_themes)
+                yield Select(
+                    [(name, name) for name in themes],
+                    id="theme",
+                    allow_blank=False,
+                    value=self.app.theme,
+                )
+                with Horizontal(id="mask-row"):
+                    yield Switch(value=self.app.config.mask_pii, id="mask-pii")
+                    yield Label(self._mask_words(self.app.config.mask_pii), id="mask-label")
+            with VerticalScroll(id="env-editor"):
+                yield Static("", id="editor-title", classes="settings-title")
+                yield from self._row("name", Input(id=_wid("name"), placeholder="e.g. staging"))
+                with self._row_box("embedded"):
+                    yield Label("embedded", classes="set-label", id=_wid("embedded") + "-label")
+                    with Vertical(classes="set-control"):
+                        with Horizontal(classes="set-inline"):
+                            yield Switch(id=_wid("embedded"))
+                            yield Static("", classes="set-switch-hint", id="embedded-state")
+                        yield Static("", classes="field-error", id=_wid("embedded") + "-error")
+                yield from self._row("seed", Input(id=_wid("seed"), type="integer"))
+                yield from self._row(
+                    "base_url",
+                    Input(id=_wid("base_url"), placeholder="e.g. https://registry.example.com"),
+                )
+                with Collapsible(
+                    title="per-group URLs (optional, override base_url)",
+                    id="group-urls",
+                    collapsed=True,
+                ):
+                    for group in GROUPS:
+                        yield from self._row(
+                            f"base_urls.{group}",
+                            Input(id=_wid(f"base_urls.{group}"), placeholder="(uses base_url)"),
+                            label=group,
+                        )
+                yield from self._row(
+                    "format",
+                    Select([(f, f) for f in FORMATS], id=_wid("format"), allow_blank=False),
+                )
+                yield from self._row(
+                    "timeout", Input(id=_wid("timeout"), type="number"), label="timeout (s)"
+                )
+                yield Static(SECRET_HINT, classes="hint", id="secret-hint")
+                yield from self._row(
+                    "auth.type",
+                    Select([(t, t) for t in AUTH_TYPES], id=_wid("auth.type"), allow_blank=False),
+                    label="auth type",
+                )
+                for name in AUTH_FIELDS:
+                    yield from self._row(
+                        f"auth.{name}", Input(id=_wid(f"auth.{name}")), status=name.endswith("_env")
+                    )
+
+    def _row_box(self, key: str) -> Horizontal:
+        return Horizontal(classes="set-row", id=_wid(key) + "-row")
+
+    def _row(
+        self, key: str, control: Widget, *, label: str | None = None, status: bool = False
+    ) -> ComposeResult:
+        name = key.rpartition(".")[2]
+        description = self._description(key)
+        if description:
+            control.tooltip = description
+        with self._row_box(key):
+            yield Label(label or name, classes="set-label", id=_wid(key) + "-label")
+            with Vertical(classes="set-control"):
+                yield control
+                if status:
+                    yield Static("", classes="env-status", id=_wid(key) + "-status")
+                yield Static("", classes="field-error", id=_wid(key) + "-error")
+
+    @staticmethod
+    def _description(key: str) -> str | None:
+        if key.startswith("auth."):
+            return Auth.model_fields[key[5:]].description
+        if key.startswith("base_urls."):
+            return None
+        info = Environment.model_fields.get(key)
+        return info.description if info else None
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_shown, init=False)
+        self._render_list()
+        self.query_one("#env-list", OptionList).highlighted = self.drafts.index(self.current)
+        self._load(self.current)
+        self.query_one("#env-list").focus()
+
+    # --- the list ---
+
+    def _prompt(self, draft: Draft) -> Text:
+        line = Text(draft.name.strip() or "(no name)", style="bold")
+        if draft is self.active:
+            line.append("  active")
+        if draft.errors:
+            line.append("  ✗ needs fixing")
+        line.append("\n  ")
+        line.append(draft.where(), style="dim")
+        return line
+
+    def _render_list(self) -> None:
+        options = self.query_one("#env-list", OptionList)
+        if options.option_count != len(self.drafts):
+            highlighted = options.highlighted
+            options.clear_options()
+            options.add_options(Option(self._prompt(d)) for d in self.drafts)
+            if highlighted is not None:
+                options.highlighted = min(highlighted, len(self.drafts) - 1)
+        else:
+            for index, draft in enumerate(self.drafts):
+                options.replace_option_prompt_at_index(index, self._prompt(draft))
+        self._show_save_state()
+
+    def _show_save_state(self) -> None:
+        dirty = self._snapshot() != self._saved
+        state = self.query_one("#save-state", Static)
+        state.update("unsaved changes" if dirty else "all saved")
+        state.set_class(dirty, "-dirty")
+
+    def _snapshot(self) -> tuple:
+        envs = tuple(
+            (d.name, d.env.model_dump(exclude_unset=True) if d.env else ("invalid", d.values))
+            for d in self.drafts
+        )
+        return envs, self.active.name
+
+    @on(OptionList.OptionHighlighted, "#env-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        draft = self.drafts[event.option_index]
+        if draft is not self.current:
+            self._load(draft)
+
+    @on(OptionList.OptionSelected, "#env-list")
+    def _selected(self) -> None:
+        self.action_edit()
+
+    # --- the editor ---
+
+    def _load(self, draft: Draft) -> None:
+        self.current = draft
+        values = draft.values
+        with self.prevent(Input.Changed, Select.Changed, Switch.Changed):
+            self.query_one("#" + _wid("name"), Input).value = draft.name
+            self.query_one("#" + _wid("embedded"), Switch).value = values["embedded"]
+            for key in TEXT_KEYS:
+                self.query_one("#" + _wid(key), Input).value = values[key]
+            self.query_one("#" + _wid("format"), Select).value = values["format"]
+            self.query_one("#" + _wid("auth.type"), Select).value = values["auth.type"]
+        self.query_one("#group-urls", Collapsible).collapsed = not any(
+            values[f"base_urls.{g}"] for g in GROUPS
+        )
+        self._show_editor()
+
+    def _read(self) -> None:
+        """Copy every editor widget into the current draft (idempotent, so a late event
+        after switching drafts only re-reads what the new draft already holds)."""
+        draft = self.current
+        draft.name = self.query_one("#" + _wid("name"), Input).value
+        draft.values["embedded"] = self.query_one("#" + _wid("embedded"), Switch).value
+        for key in TEXT_KEYS:
+            draft.values[key] = self.query_one("#" + _wid(key), Input).value
+        for key in ("format", "auth.type"):
+            draft.values[key] = self.query_one("#" + _wid(key), Select).value
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Switch.Changed)
+    def _edited(self, event: Input.Changed | Select.Changed | Switch.Changed) -> None:
+        wid = event.control.id or ""
+        if not wid.startswith("set-"):
+            return
+        self._read()
+        self._show_editor()
+
+    def _show_editor(self) -> None:
+        for draft in self.drafts:
+            draft.revalidate(self.drafts)
+        draft = self.current
+        values = draft.values
+        title = draft.name.strip() or "(no name)"
+        self.query_one("#editor-title", Static).update(
+            Text.assemble(
+                "Environment ", (title, "bold"), "  (active)" if draft is self.active else ""
+            )
+        )
+        embedded = bool(values["embedded"])
+        self.query_one("#embedded-state", Static).update(
+            "yes: the sandbox runs in this process; no URL needed"
+            if embedded
+            else "no: a server at the URLs below"
+        )
+        self._show_row("seed", embedded)
+        self._show_row("base_url", not embedded)
+        self.query_one("#group-urls").display = not embedded
+        relevant = set(auth_fields_for(values["auth.type"]))
+        for name in AUTH_FIELDS:
+            self._show_row(f"auth.{name}", name in relevant)
+            label = self.query_one("#" + _wid(f"auth.{name}") + "-label", Label)
+            required = name in _AUTH_REQUIRED[values["auth.type"]]
+            label.update(f"{name} *" if required else name)
+        self.query_one("#secret-hint").display = values["auth.type"] != "none"
+        for key in ("name", "embedded", "format", "auth.type", *TEXT_KEYS):
+            messages = draft.errors.get(key, [])
+            self.query_one("#" + _wid(key) + "-row").set_class(bool(messages), "-invalid")
+            error = self.query_one("#" + _wid(key) + "-error", Static)
+            error.update(Text("\n".join(f"✗ {m}" for m in messages)))
+            error.display = bool(messages)
+        for name in AUTH_FIELDS:
+            if name.endswith("_env"):
+                self._show_env_status(
+                    name,
+                    values[f"auth.{name}"].strip(),
+                    has_error=bool(draft.errors.get(f"auth.{name}")),
+                )
+        self._render_list()
+
+    def _show_row(self, key: str, shown: bool) -> None:
+        self.query_one("#" + _wid(key) + "-row").display = shown
+
+    def _show_env_status(self, name: str, variable: str, *, has_error: bool) -> None:
+        status = self.query_one("#" + _wid(f"auth.{name}") + "-status", Static)
+        if not variable or has_error:
+            status.display = False
+            return
+        status.display = True
+        is_set = bool(os.environ.get(variable))
+        status.update(
+            Text(f"{variable} is set" if is_set else f"{variable} is not set in this terminal")
+        )
+        status.set_class(is_set, "-set")
+        status.set_class(not is_set, "-unset")
+
+    # --- actions ---
+
+    def action_new(self) -> None:
+        names = {d.name.strip() for d in self.drafts}
+        name = next(n for n in ("new", *(f"new-{i}" for i in range(2, 1000))) if n not in names)
+        draft = Draft(name, None, values_of(Environment.model_construct()))
+        self.drafts.append(draft)
+        draft.revalidate(self.drafts)
+        self._render_list()
+        self.query_one("#env-list", OptionList).highlighted = len(self.drafts) - 1
+        self._load(draft)
+        self.query_one("#" + _wid("name"), Input).focus()
+
+    def action_edit(self) -> None:
+        self.query_one("#" + _wid("name"), Input).focus()
+
+    def action_delete(self) -> None:
+        draft = self._highlighted_draft()
+        name = draft.name.strip() or "(no name)"
+        if len(self.drafts) == 1:
+            self.notify(
+                f"{name} is the only environment, and one is needed.",
+                title="Not deleted",
+                severity="warning",
+            )
+            return
+        if draft is self.active:
+            self.notify(
+                f"{name} is the active environment. Set another one active first "
+                "(a), then delete this one.",
+                title="Not deleted",
+                severity="warning",
+            )
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes and draft in self.drafts:
+                self._remove(draft)
+
+        self.app.push_screen(ConfirmDelete(name), answered)
+
+    def _remove(self, draft: Draft) -> None:
+        index = self.drafts.index(draft)
+        self.drafts.remove(draft)
+        self._render_list()
+        options = self.query_one("#env-list", OptionList)
+        options.highlighted = min(index, len(self.drafts) - 1)
+        self._load(self.drafts[options.highlighted])
+        options.focus()
+        self.notify(f"{draft.name.strip()} deleted; save to write it to the file.")
+
+    def _highlighted_draft(self) -> Draft:
+        index = self.query_one("#env-list", OptionList).highlighted
+        return self.drafts[index] if index is not None else self.current
+
+    def action_activate(self) -> None:
+        draft = self._highlighted_draft()
+        self.active = draft
+        self._show_editor()
+        self.notify(f"{draft.name.strip()} will be the active environment once you save.")
+
+    def action_theme(self) -> None:
+        self.query_one("#theme", Select).focus()
+
+    def action_mask(self) -> None:
+        self.query_one("#mask-pii", Switch).toggle()
+
+    def action_back(self) -> None:
+        self.query_one("#env-list").focus()
+
+    async def action_save(self) -> None:
+        self._read()
+        for draft in self.drafts:
+            draft.revalidate(self.drafts)
+        for draft in self.drafts:
+            if draft.errors:
+                self._show_problem(draft)
+                return
+        old: Config = self.app.config
+        data = {name: getattr(old, name) for name in old.model_fields_set}
+        data["environments"] = {d.name.strip(): d.env for d in self.drafts}
+        data["active"] = self.active.name.strip()
+        data["mask_pii"] = self.query_one("#mask-pii", Switch).value
+        try:
+            config = Config.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(map(str, field_errors(exc)))
+            self.notify(problems, title="Settings not saved", severity="error", timeout=10)
+            return
+        if not self.app.save_settings(config):
+            return  # the app has said why
+        for draft in self.drafts:
+            draft.name = draft.name.strip()
+            draft.original = config.environments[draft.name]
+        self._saved = self._snapshot()
+        self._show_editor()
+        name, env = config.active_env()
+        if (name, env) != old.active_env():
+            self.notify(f"Active environment is now {name}: reconnecting…", title="Saved")
+            self.reconnect(name, env)
+        else:
+            self.notify("Settings saved.", title="Saved")
+
+    def _show_problem(self, draft: Draft) -> None:
+        key, messages = next(iter(draft.errors.items()))
+        field_name = key.rpartition(".")[2] if key.startswith("auth.") else key
+        name = draft.name.strip() or "(no name)"
+        self.notify(
+            f"{name}: {field_name}: {messages[0]}",
+            title="Settings not saved",
+            severity="error",
+            timeout=10,
+        )
+        self.query_one("#env-list", OptionList).highlighted = self.drafts.index(draft)
+        self._load(draft)
+        if key.startswith("base_urls."):
+            self.query_one("#group-urls", Collapsible).collapsed = False
+        self.query_one("#" + _wid(key)).focus()
+
+    @work(exclusive=True, group="settings-reconnect")
+    async def reconnect(self, name: str, env: Environment) -> None:
+        """Close the old connection (once it has finished opening) and open the new one."""
+        app = self.app
+        for worker in list(app.workers):
+            if worker.group == "connection" and not worker.is_finished:
+                await worker.wait()
+        app.env_name, app.env = name, env
+        self.query_one("#env-name", Label).update(f"env: {name}")
+        self.query_one("#sandbox-badge").display = env.embedded
+        if app.connection is not None:
+            connection, app.connection = app.connection, None
+            await connection.aclose()
+        open_connection = getattr(app, "open_connection", None)
+        if open_connection is not None:
+            open_connection()
+
+    # --- preferences: applied and saved at once ---
+
+    def _theme_shown(self, theme: str) -> None:
+        select = self.query_one("#theme", Select)
+        if select.value != theme:
+            with select.prevent(Select.Changed):
+                select.value = theme
+
+    @on(Select.Changed, "#theme")
+    def _theme_chosen(self, event: Select.Changed) -> None:
+        if event.value is not Select.BLANK and event.value != self.app.theme:
+            self.app.theme = str(event.value)  # the app saves the choice
+
+    @on(Switch.Changed, "#mask-pii")
+    def _mask_changed(self, event: Switch.Changed) -> None:
+        mask = event.value
+        self.query_one("#mask-label", Label).update(self._mask_words(mask))
+        self.app.reveal_pii = not mask
+        config = self.app.config
+        if config.mask_pii != mask or "mask_pii" not in config.model_fields_set:
+            self.app.save_settings(config.model_copy(update={"mask_pii": mask}))
+        self.notify("Personal data masked by default" if mask else "Personal data shown by default")
+
+    @staticmethod
+    def _mask_words(mask: bool) -> str:
+        return f"Mask personal data by default: {'on' if mask else 'off'}"
+
+    @on(Button.Pressed, "#save")
+    async def _save_pressed(self) -> None:
+        await self.action_save()
+
+    # --- command palette ---
+
+    def commands(self) -> Iterator[SystemCommand]:
+        yield SystemCommand("New environment", "Add an environment (n)", self.action_new)
+        yield SystemCommand(
+            "Delete environment", "Delete the highlighted one (d)", self.action_delete
+        )
+        yield SystemCommand(
+            "Set active environment", "Use the highlighted one (a)", self.action_activate
+        )
+        yield SystemCommand(
+            "Save settings", "Write the config file (Ctrl+S or s)", self.action_save
+        )

@@ -1,0 +1,243 @@
+"""``ModelForm``: a form generated from a contract model, validating as the user types.
+
+Each field's bounds become its live check, a ``Literal`` or enum becomes a select, a nested
+object a collapsible group. Errors are the contract's own messages (``must be exactly 2
+characters``), shown under the field they name, including a cross-field rule's message on
+every field it names. The widget knows nothing of orders or searches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from copy import deepcopy
+from typing import Any
+
+from pydantic import BaseModel
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Collapsible, Input, Label, Select, Static
+
+from tui_app.contract.errors import FieldError
+from tui_app.ui.fields import (
+    FieldSpec,
+    GroupSpec,
+    check,
+    describe,
+    flatten,
+    from_text,
+    get_path,
+    prune,
+    set_path,
+    to_text,
+)
+
+
+def widget_id(path: str) -> str:
+    return "f-" + path.replace(".", "--")
+
+
+class ModelForm(VerticalScroll, can_focus=False):
+    """A form for ``model``. ``fields`` limits and orders the top-level fields shown;
+    ``fixed`` values are merged in before validation (e.g. the SearchType picked
+    elsewhere); ``required`` marks conditionally required fields."""
+
+    DEFAULT_CLASSES = "model-form"
+
+    class Submitted(Message):
+        """Enter was pressed in one of the form's inputs."""
+
+        def __init__(self, form: ModelForm) -> None:
+            super().__init__()
+            self.form = form
+
+    class Changed(Message):
+        def __init__(self, form: ModelForm) -> None:
+            super().__init__()
+            self.form = form
+
+    def __init__(
+        self,
+        model: type[BaseModel],
+        *,
+        fields: Iterable[str] | None = None,
+        required: Iterable[str] = (),
+        fixed: Mapping[str, Any] | None = None,
+        context: dict | None = None,
+        collapsed: bool = True,
+        first: Iterable[str] = (),
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.model = model
+        self.fixed = dict(fixed or {})
+        self.context = context
+        self.collapsed = collapsed
+        self.first = set(first)
+        self.specs = describe(model, list(fields) if fields else None, required=required)
+        self.inputs = {spec.path: spec for spec in flatten(self.specs)}
+        self._base: dict[str, Any] = {}
+        self._touched: set[str] = set()
+        self._show_all = False
+        self._server_errors: list[FieldError] = []
+        self.errors: list[FieldError] = []
+
+    # --- layout ---
+
+    def compose(self) -> ComposeResult:
+        yield from self._compose_specs(self.specs)
+
+    def _compose_specs(self, specs: Iterable[FieldSpec | GroupSpec]) -> ComposeResult:
+        for spec in specs:
+            if isinstance(spec, GroupSpec):
+                open_ = not self.collapsed or spec.path in self.first
+                with Collapsible(
+                    title=spec.name, collapsed=not open_, id=widget_id(spec.path) + "-group"
+                ):
+                    yield from self._compose_specs(spec.children)
+            else:
+                yield from self._field(spec)
+
+    def _field(self, spec: FieldSpec) -> ComposeResult:
+        wid = widget_id(spec.path)
+        with Vertical(classes="field", id=wid + "-box"):
+            mark = " [b]*[/b]" if spec.required else ""
+            hint = f"  [dim]{spec.hint}[/dim]" if spec.hint else ""
+            yield Label(f"{spec.name}{mark}{hint}", classes="field-label")
+            if spec.kind == "choice":
+                yield Select(
+                    [(c, c) for c in spec.choices],
+                    id=wid,
+                    allow_blank=True,
+                    prompt="(none)" if not spec.required else "choose…",
+                )
+            else:
+                yield Input(
+                    id=wid, placeholder=spec.hint, type="integer" if spec.kind == "int" else "text"
+                )
+            yield Static("", classes="field-error", id=wid + "-error")
+
+    # --- values ---
+
+    def load(self, data: BaseModel | Mapping[str, Any]) -> None:
+        """Fill the form. Fields without an input (e.g. ``DynamicData``) are kept and
+        come back unchanged from :meth:`data`, so loading and reading back loses nothing."""
+        if isinstance(data, BaseModel):
+            data = data.model_dump(mode="json", by_alias=False, exclude_none=True)
+        self._base = deepcopy(dict(data))
+        for path, spec in self.inputs.items():
+            widget = self.query_one("#" + widget_id(path))
+            value = get_path(self._base, path)
+            if isinstance(widget, Select):
+                widget.value = to_text(spec, value) if value is not None else Select.BLANK
+            else:
+                widget.value = to_text(spec, value)
+        self._touched.clear()
+        self._show_all = False
+        self._server_errors = []
+        self.refresh_errors()
+
+    def data(self) -> dict[str, Any]:
+        """The form's values as the model's dict (blank inputs left out)."""
+        out = deepcopy(self._base)
+        for path, spec in self.inputs.items():
+            widget = self.query_one("#" + widget_id(path))
+            raw = (
+                widget.value
+                if isinstance(widget, Input)
+                else ("" if widget.value is Select.BLANK else str(widget.value))
+            )
+            set_path(out, path, from_text(spec, raw))
+        out.update(self.fixed)
+        return prune(out)
+
+    def result(self) -> BaseModel | None:
+        """The validated model, or ``None`` with every error shown."""
+        self._show_all = True
+        model, self.errors = check(self.model, self.data(), self.context)
+        self._paint()
+        return model
+
+    # --- errors ---
+
+    def show_errors(self, errors: Iterable[FieldError]) -> None:
+        """Place errors from elsewhere (a server's rejection) on the fields they name."""
+        self._server_errors = list(errors)
+        self._show_all = True
+        self.refresh_errors()
+
+    def refresh_errors(self) -> None:
+        _, self.errors = check(self.model, self.data(), self.context)
+        self._paint()
+
+    def _paint(self) -> None:
+        by_path: dict[str, list[str]] = {}
+        for err in [*self.errors, *self._server_errors]:
+            by_path.setdefault(self._owner(err.path), []).append(err.message)
+        for path in self.inputs:
+            messages = by_path.get(path, []) if (self._show_all or path in self._touched) else []
+            box = self.query_one("#" + widget_id(path) + "-box")
+            box.set_class(bool(messages), "-invalid")
+            error = self.query_one("#" + widget_id(path) + "-error", Static)
+            error.update("\n".join(f"✗ {m}" for m in messages))
+            error.display = bool(messages)
+
+    def _owner(self, path: str) -> str:
+        """The input an error belongs to: ``data.loa[0]`` belongs to ``data.loa``."""
+        base = path.split("[")[0]
+        while base and base not in self.inputs:
+            base = base.rpartition(".")[0]
+        return base or path
+
+    def error_paths(self) -> list[str]:
+        return [
+            p
+            for p in self.inputs
+            if any(self._owner(e.path) == p for e in [*self.errors, *self._server_errors])
+        ]
+
+    def focus_first_error(self) -> bool:
+        """Move focus to the first invalid field, opening its group. False if none."""
+        for path in self.error_paths():
+            for group in self.query_one("#" + widget_id(path)).ancestors:
+                if isinstance(group, Collapsible):
+                    group.collapsed = False
+            self.query_one("#" + widget_id(path)).focus()
+            return True
+        return False
+
+    def unmatched_errors(self) -> list[FieldError]:
+        """Errors that name no input of this form (shown by the caller as a summary)."""
+        return [
+            e
+            for e in [*self.errors, *self._server_errors]
+            if self._owner(e.path) not in self.inputs
+        ]
+
+    # --- events ---
+
+    def _path_of(self, widget_id_: str | None) -> str | None:
+        if not widget_id_ or not widget_id_.startswith("f-"):
+            return None
+        path = widget_id_[2:].replace("--", ".")
+        return path if path in self.inputs else None
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _changed(self, event: Input.Changed | Select.Changed) -> None:
+        path = self._path_of(event.control.id)
+        if path is None:
+            return
+        event.stop()
+        self._touched.add(path)
+        self._server_errors = [e for e in self._server_errors if self._owner(e.path) != path]
+        self.refresh_errors()
+        self.post_message(self.Changed(self))
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        if self._path_of(event.control.id) is not None:
+            event.stop()
+            self.post_message(self.Submitted(self))

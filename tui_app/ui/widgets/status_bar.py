@@ -1,0 +1,34 @@
+"""The top bar: where the app is connected and whether the service answers, in words."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Label
+
+
+class StatusBar(Horizontal):
+    """Area name, environment (with a SANDBOX badge) and the service's state."""
+
+    def __init__(self, area: str) -> None:
+        super().__init__(id="status-bar")
+        self.area = area
+
+    def compose(self) -> ComposeResult:
+        yield Label("producer-tui", id="app-name")
+        yield Label(self.area, id="area-name")
+        yield Label("", id="env-name")
+        yield Label("SANDBOX", id="sandbox-badge")
+        yield Label("", id="service-state")
+
+    def on_mount(self) -> None:
+        app = self.app
+        self.query_one("#env-name", Label).update(f"env: {app.env_name}")
+        self.query_one("#sandbox-badge").display = app.env.embedded
+        self.watch(app, "service_state", self._show_state)
+
+    def _show_state(self, state: str) -> None:
+        label = self.query_one("#service-state", Label)
+        label.update(state)
+        label.set_class(state.startswith("● online"), "-online")
+        label.set_class(state.startswith("○"), "-offline")
