@@ -25,6 +25,10 @@ def _parser() -> argparse.ArgumentParser:
     config = sub.add_parser("config", help="show where the config file is, and check it")
     config.add_argument("action", choices=("path", "check"), nargs="?", default="check")
 
+    shots = sub.add_parser("screenshots", help="regenerate the SVG screenshots of every screen")
+    shots.add_argument("--out", default="screenshots", help="folder for the SVG files")
+    shots.add_argument("scenes", nargs="*", help="only these scenes (default: all)")
+
     sandbox = sub.add_parser("sandbox", help="the stand-in service")
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
     serve = sandbox_sub.add_parser("serve", help="serve all five groups over HTTP")
@@ -91,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sandbox_serve(args)
         if args.command == "config":
             return _config(args)
+        if args.command == "screenshots":
+            return _screenshots(args)
         return _tui(args)
     except ConfigError as exc:
         print(f"producer-tui: {exc}", file=sys.stderr)
@@ -109,6 +115,22 @@ def _config(args: argparse.Namespace) -> int:
     name, env = config.active_env()
     where = "embedded sandbox" if env.embedded else env.group_url("search")
     print(f"{config_path()}: OK; active environment {name} ({where})")
+    return 0
+
+
+def _screenshots(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from tui_app.ui.scenes import SCENES, save_screenshots
+
+    unknown = [name for name in args.scenes if name not in SCENES]
+    if unknown:
+        print(f"producer-tui: no scene {', '.join(unknown)}; scenes: {', '.join(SCENES)}",
+              file=sys.stderr)
+        return 2
+    for path in asyncio.run(save_screenshots(Path(args.out), args.scenes or None)):
+        print(path)
     return 0
 
 

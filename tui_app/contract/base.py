@@ -9,6 +9,7 @@ bound for JSON Schema and for the generated forms.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, ClassVar
@@ -139,6 +140,23 @@ class ContractModel(BaseModel):
     is reported instead of silently dropped."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=False)
+
+    @classmethod
+    def rule_errors(cls, data: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The model's cross-field rules checked on raw data, as (field, message) pairs.
+
+        Pydantic runs a model's own validators only once every field is valid; a form
+        calls this too, so a rule's message shows while another field is still wrong.
+        Models with rules override it and enforce it with :func:`enforce_rules`."""
+        return []
+
+
+def enforce_rules(model: ContractModel) -> None:
+    """Raise the model's rule errors, for its ``model_validator``. All errors of one
+    rule share its message."""
+    errors = model.rule_errors(model.model_dump(by_alias=False))
+    if errors:
+        raise rule_error([path for path, _ in errors], errors[0][1])
 
 
 class ResponseModel(BaseModel):

@@ -13,13 +13,14 @@ Choices where the spec says "not shown" (documented in the README):
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, model_validator
 from pydantic_core import PydanticCustomError
 
-from tui_app.contract.base import ContractModel, ResponseModel, digits, rule_error, text
+from tui_app.contract.base import ContractModel, ResponseModel, digits, enforce_rules, text
 from tui_app.contract.jurisdictions import Jurisdiction
 
 
@@ -183,12 +184,16 @@ class OrderData(ContractModel):
     costCenter1: text(25) | None = None
     costCenter2: text(25) | None = None
 
+    @classmethod
+    def rule_errors(cls, data):
+        if not data.get("sponsoringCompany"):
+            return []
+        return [(name, "is required when sponsoringCompany is given")
+                for name in ("feinNumber", "naicNum") if not data.get(name)]
+
     @model_validator(mode="after")
     def _sponsor_needs_fein_and_naic(self) -> OrderData:
-        if self.sponsoringCompany:
-            missing = [n for n in ("feinNumber", "naicNum") if not getattr(self, n)]
-            if missing:
-                raise rule_error(missing, "is required when sponsoringCompany is given")
+        enforce_rules(self)
         return self
 
 
@@ -197,6 +202,13 @@ class Order(ContractModel):
 
     tlq: Tlq
     data: OrderData
+
+    @classmethod
+    def rule_errors(cls, data):
+        inner = data.get("data")
+        if not isinstance(inner, Mapping):
+            return []
+        return [(f"data.{path}", message) for path, message in OrderData.rule_errors(inner)]
 
 
 class OrderStatusQuery(ContractModel):

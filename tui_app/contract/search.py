@@ -19,6 +19,7 @@ from tui_app.contract.base import (
     NpnNumber,
     ResponseModel,
     digits,
+    enforce_rules,
     rule_error,
     text,
 )
@@ -47,15 +48,19 @@ class _Search(ContractModel):
         """The fields a search of this kind evaluates, required ones first."""
         return cls.required_when.get(kind, ()) + cls.also_uses.get(kind, ()) + ("CostCenter",)
 
+    @classmethod
+    def rule_errors(cls, data):
+        kind = data.get("SearchType")
+        kind = getattr(kind, "value", kind)
+        return [
+            (name, f"is required when SearchType is {kind}")
+            for name in cls.required_when.get(kind, ())
+            if not str(data.get(name) or "").strip()
+        ]
+
     @model_validator(mode="after")
     def _required_for_type(self):
-        missing = [
-            name
-            for name in self.required_when.get(self.SearchType, ())
-            if not str(getattr(self, name) or "").strip()
-        ]
-        if missing:
-            raise rule_error(missing, f"is required when SearchType is {self.SearchType.value}")
+        enforce_rules(self)
         return self
 
 

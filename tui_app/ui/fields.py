@@ -202,4 +202,10 @@ def check(
     try:
         return model.model_validate(data, context=context), []
     except ValidationError as exc:
-        return None, field_errors(exc)
+        errors = field_errors(exc)
+    rules = getattr(model, "rule_errors", None)
+    for path, message in rules(data) if rules else ():
+        found = FieldError(path, message)
+        if found not in errors:
+            errors.append(found)
+    return None, errors

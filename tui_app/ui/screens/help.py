@@ -15,15 +15,16 @@ def key_rows(bindings: dict) -> list[tuple[str, str, str]]:
     for key, active in bindings.items():
         binding = active.binding
         what = binding.description or binding.action
-        seen.setdefault((what, binding.id or ""), []).append(binding.key_display or _display(key))
+        seen.setdefault((what, binding.id or ""), []).append(_display(key))
+    # The app's own actions (which have ids) first, then the widgets' standard keys.
     return sorted(
         ((", ".join(keys), what, bid) for (what, bid), keys in seen.items()),
-        key=lambda row: row[1].lower(),
+        key=lambda row: (not row[2], row[1].lower()),
     )
 
 
 def _display(key: str) -> str:
-    return {"question_mark": "?", "slash": "/", "escape": "esc", "enter": "enter"}.get(key, key)
+    return {"question_mark": "?", "slash": "/", "escape": "esc"}.get(key, key)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -36,7 +37,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Static(
-                "[b]Keys[/b]  (remap any of them by its id under [keys] in the config)",
+                "[b]Keys[/b]  (remap any of them by its id under \\[keys] in the config)",
                 id="help-title",
             )
             table = DataTable(cursor_type="row", zebra_stripes=True, id="help-table")

@@ -1,0 +1,253 @@
+"""Pilot tests of the shell, search and full records, pressing real keys against the
+embedded sandbox."""
+
+from __future__ import annotations
+
+import tomli_w
+from textual.widgets import DataTable, Input, Select, Static
+
+from tui_app.config import config_path, load_config
+from tui_app.ui.app import ProducerApp
+from tui_app.ui.screens.help import HelpScreen
+from tui_app.ui.screens.record import RecordScreen
+from tui_app.ui.screens.search import SearchScreen
+
+SIZE = (120, 40)
+
+
+def text_of(app, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+async def connected(app, pilot) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def type_into(pilot, selector: str, text: str) -> None:
+    await pilot.click(selector)
+    await pilot.press(*text)
+
+
+async def search_avery(app, pilot) -> None:
+    await type_into(pilot, "#f-FirstName", "avery")
+    await type_into(pilot, "#f-LastName", "sam")
+    await pilot.press("enter")
+    await connected(app, pilot)
+
+
+async def test_first_run_shows_the_sandbox_badge_and_that_the_service_answers(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        assert app.screen.query_one("#sandbox-badge").display is True
+        assert app.service_state.startswith("● online")
+        assert "env: sandbox" in str(app.screen.query_one("#env-name").render())
+    assert config_path().exists()  # the first run wrote the default config
+
+
+async def test_search_results_record_and_back(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        await search_avery(app, pilot)
+        table = app.screen.query_one("#results", DataTable)
+        assert table.row_count == 1
+        assert "1 hit" in text_of(app, "#result-info")
+        assert table.has_focus
+        await pilot.press("enter")
+        await connected(app, pilot)
+        assert isinstance(app.screen, RecordScreen)
+        title = text_of(app, "#record-title")
+        assert "Avery Quinn Sample" in title and "***-**-1234" in title
+        assert "000121234" not in app.screen.query_one("#raw-text").text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+        assert app.screen.query_one("#results", DataTable).row_count == 1
+
+
+async def test_personal_data_is_revealed_only_on_request(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        app.screen.open_record("agent", 19000001)
+        await connected(app, pilot)
+        overview = text_of(app, "#overview-text")
+        assert "**/**/****" in overview and "***-**-1234" in overview
+        await pilot.press("v")
+        await pilot.pause()
+        assert "000-12-1234" in text_of(app, "#record-title")
+        assert "000121234" in app.screen.query_one("#raw-text").text
+        await pilot.press("v")
+        await pilot.pause()
+        assert "000-12-1234" not in text_of(app, "#record-title")
+
+
+async def test_licenses_say_their_standing_in_words(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        app.screen.open_record("agent", 19000001)
+        await connected(app, pilot)
+        await pilot.press("l", "l")
+        await pilot.pause()
+        assert app.screen.query_one("#record-tabs").active == "licenses"
+        table = app.screen.query_one("#licenses-table", DataTable)
+        standings = {table.get_row_at(i)[0].plain: table.get_row_at(i)[4].plain
+                     for i in range(table.row_count)}
+        assert standings["TX"] == "EXPIRES IN 45 days"
+        assert standings["CA"] == "ACTIVE"
+
+
+async def test_copy_npn_uses_the_clipboard(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        app.screen.open_record("agent", 19000001)
+        await connected(app, pilot)
+        await pilot.press("c")
+        assert app.clipboard == "19000001"
+
+
+async def test_out_of_bounds_input_shows_the_error_at_once_and_blocks_the_search(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        await type_into(pilot, "#f-FirstName", "x" * 81)
+        await pilot.pause()
+        error = text_of(app, "#f-FirstName-error")
+        assert "must be at most 80 characters, not 81" in error
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused.id == "f-FirstName"  # focus moved to the first bad field
+        assert text_of(app, "#f-LastName-error") == "✗ is required when SearchType is NAME"
+        assert app.screen.query_one("#results", DataTable).row_count == 0
+
+
+async def test_search_type_picks_the_fields_and_their_rules(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        app.screen.query_one("#search-type", Select).value = "SSN"
+        await pilot.pause()
+        form_inputs = [i.id for i in app.screen.query("#search-form Input")]
+        assert form_inputs == ["f-LastName", "f-Ssn", "f-CostCenter"]
+        await type_into(pilot, "#f-Ssn", "12ab")
+        await pilot.pause()
+        assert "digits only" in text_of(app, "#f-Ssn-error")
+
+
+async def test_agencies_offer_only_name_and_license_searches(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        await pilot.click("#kind-agency")
+        await pilot.pause()
+        options = [str(o[0]) for o in app.screen.query_one("#search-type", Select)._options]
+        assert [o for o in options if o in ("NAME", "SSN", "NPN", "LICENSE")] == [
+            "NAME", "LICENSE"]
+        await type_into(pilot, "#f-FirmName", "sample")
+        await type_into(pilot, "#f-FirmFein", "00-0000001")
+        await pilot.press("enter")
+        await connected(app, pilot)
+        table = app.screen.query_one("#results", DataTable)
+        assert table.get_row_at(0)[1].plain == "Sample Risk Partners LLC"
+        assert table.get_row_at(0)[2].plain == "**-***0001"
+
+
+async def test_slash_filters_the_rows_in_view_and_esc_clears(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        await type_into(pilot, "#f-FirstName", "a")
+        await type_into(pilot, "#f-LastName", "s")
+        await pilot.press("enter")
+        await connected(app, pilot)
+        table = app.screen.query_one("#results", DataTable)
+        everything = table.row_count
+        assert everything > 5
+        await pilot.press("slash", *"avery")
+        await pilot.pause()
+        assert table.row_count == 1
+        await pilot.press("escape")
+        await pilot.pause()
+        assert table.row_count == everything
+        assert not app.screen.query_one("#filter").display
+
+
+async def test_open_by_npn_and_unknown_npn(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        await pilot.press("f3", *"19000009", "enter")
+        await connected(app, pilot)
+        assert isinstance(app.screen, RecordScreen)
+        assert "Cannot show agent NPN 19000009" in text_of(app, "#record-title")
+        await pilot.press("escape")
+        await pilot.pause()
+        query = app.screen.query_one("#npn", Input)
+        query.value = ""
+        await pilot.press("f3", *"19000001", "enter")
+        await connected(app, pilot)
+        assert "Avery Quinn Sample" in text_of(app, "#record-title")
+
+
+async def test_help_lists_every_key_with_its_binding_id(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        await pilot.press("f4", "question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        ids = {row[2] for row in app.screen.rows}
+        assert {"area.search", "area.settings", "help", "search.filter", "quit"} <= ids
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+
+
+async def test_number_keys_switch_areas(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        await pilot.press("f4", "2")
+        await pilot.pause()
+        assert app.current_mode == "orders"
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.current_mode == "search"
+
+
+async def test_bindings_can_be_remapped_in_the_config(ui_app):
+    load_config()
+    with config_path().open("rb+") as handle:
+        text = handle.read()
+        handle.seek(0)
+        handle.write(text + b"\n" + tomli_w.dumps({"keys": {"area.orders": "f9"}}).encode())
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        await pilot.press("f9")
+        await pilot.pause()
+        assert app.current_mode == "orders"
+
+
+async def test_a_service_that_is_down_never_crashes_the_app(tmp_path):
+    from tui_app.config import default_config
+
+    config = default_config()
+    config = config.model_validate({
+        **config.model_dump(exclude_none=True),
+        "active": "down",
+        "environments": {**config.model_dump(exclude_none=True)["environments"],
+                         "down": {"base_url": "http://127.0.0.1:9"}},
+    })
+    app = ProducerApp(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        assert app.service_state.startswith("○ offline")
+        await search_avery(app, pilot)
+        assert "cannot reach 127.0.0.1" in text_of(app, "#result-info")
+        assert not app.screen.query_one("#sandbox-badge").display

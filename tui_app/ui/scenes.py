@@ -1,0 +1,143 @@
+"""Scenes: scripted walks to each screen of the app, for screenshots and snapshot tests.
+
+Each scene drives a running app with a Pilot. ``producer-tui screenshots`` saves one SVG
+per scene into ``screenshots/``; the snapshot tests compare the same scenes. Both run on the
+embedded sandbox with a fixed seed and date, so the pictures only change when the app does.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Awaitable, Callable
+from datetime import date
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+SCENE_DAY = date(2026, 11, 21)
+SIZE = (120, 40)
+
+Scene = Callable[[Pilot], Awaitable[None]]
+
+
+async def settle(pilot: Pilot) -> None:
+    """Wait for the app's work to finish, and hide the live latency figure."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    pilot.app.service_state = "● online"
+    await pilot.pause()
+
+
+async def search_form(pilot: Pilot) -> None:
+    await settle(pilot)
+
+
+async def search_errors(pilot: Pilot) -> None:
+    await settle(pilot)
+    await pilot.click("#f-FirstName")
+    await pilot.press(*"Avery-Quinn-Sample-" * 5)
+    await pilot.click("#run-search")
+    await settle(pilot)
+
+
+async def search_results(pilot: Pilot) -> None:
+    await settle(pilot)
+    await pilot.click("#f-FirstName")
+    await pilot.press("a")
+    await pilot.click("#f-LastName")
+    await pilot.press("s", "enter")
+    await settle(pilot)
+
+
+async def agency_results(pilot: Pilot) -> None:
+    await settle(pilot)
+    await pilot.click("#kind-agency")
+    await pilot.click("#f-FirmName")
+    await pilot.press(*"sample")
+    await pilot.click("#f-FirmFein")
+    await pilot.press(*"00", "enter")
+    await settle(pilot)
+
+
+async def _demo_record(pilot: Pilot, *tabs: str) -> None:
+    await settle(pilot)
+    pilot.app.screen.open_record("agent", 19000001)
+    await settle(pilot)
+    if tabs:
+        await pilot.press(*tabs)
+        await settle(pilot)
+
+
+async def record_overview(pilot: Pilot) -> None:
+    await _demo_record(pilot)
+
+
+async def record_licenses(pilot: Pilot) -> None:
+    await _demo_record(pilot, "l", "l")
+
+
+async def record_appointments(pilot: Pilot) -> None:
+    await _demo_record(pilot, "l", "l", "l", "l")
+
+
+async def help_keys(pilot: Pilot) -> None:
+    await settle(pilot)
+    await pilot.press("f4", "question_mark")
+    await settle(pilot)
+
+
+async def settings(pilot: Pilot) -> None:
+    await settle(pilot)
+    await pilot.press("f4", "6")
+    await settle(pilot)
+
+
+async def orders(pilot: Pilot) -> None:
+    await settle(pilot)
+    await pilot.press("f4", "2")
+    await settle(pilot)
+
+
+SCENES: dict[str, Scene] = {
+    "search-form": search_form,
+    "search-errors": search_errors,
+    "search-results": search_results,
+    "search-agencies": agency_results,
+    "record-overview": record_overview,
+    "record-licenses": record_licenses,
+    "record-appointments": record_appointments,
+    "help": help_keys,
+    "settings": settings,
+    "orders": orders,
+}
+
+
+async def save_screenshots(out: Path, names: list[str] | None = None) -> list[Path]:
+    """Run each scene in a fresh app on a private sandbox and save it as ``out/NAME.svg``.
+    The user's own config and data are never touched."""
+    from tui_app.config import default_config
+    from tui_app.ui.app import ProducerApp
+
+    out.mkdir(parents=True, exist_ok=True)
+    saved: list[Path] = []
+    with tempfile.TemporaryDirectory(prefix="producer-tui-shots-") as tmp:
+        old = {k: os.environ.get(k) for k in ("PRODUCER_TUI_CONFIG", "PRODUCER_TUI_DATA")}
+        os.environ["PRODUCER_TUI_CONFIG"] = str(Path(tmp) / "config.toml")
+        os.environ["PRODUCER_TUI_DATA"] = str(Path(tmp) / "data")
+        try:
+            for name in names or list(SCENES):
+                app = ProducerApp(default_config(), today=SCENE_DAY)
+                async with app.run_test(size=SIZE) as pilot:
+                    await SCENES[name](pilot)
+                    saved.append(Path(app.save_screenshot(f"{name}.svg", str(out))))
+        finally:
+            for key, value in old.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+            shutil.rmtree(tmp, ignore_errors=True)
+    return saved
