@@ -47,9 +47,9 @@ def open_db(path: Path) -> Database:
     return Database(path, schemas=(profiles.SCHEMA, bulk.SCHEMA))
 
 
-def make_jobs(path: Path, profiles_cls: type[Profiles] = Profiles, **options: Any) -> BulkJobs:
+def make_jobs(path: Path, **options: Any) -> BulkJobs:
     db = open_db(path)
-    return BulkJobs(db, profiles_cls(db, load_import_rules()), **options)
+    return BulkJobs(db, Profiles(db, load_import_rules()), **options)
 
 
 @pytest.fixture
@@ -194,12 +194,14 @@ def test_a_request_where_every_record_fails_is_a_failure(jobs: BulkJobs):
 def test_jobs_run_oldest_first_and_limit_counts_records(jobs: BulkJobs):
     older = jobs.accept(ndjson(*(agent_line(n) for n in range(3))))
     newer = jobs.accept(ndjson(agent_line(10)))
+
+    def stages() -> list[str | None]:
+        return [getattr(jobs.status(i), "processingStatus", None) for i in (older, newer)]
+
     assert jobs.process_pending(limit=2) == 2
+    assert stages() == ["PROCESSING", "PENDING"]
     assert jobs.process_pending(limit=2) == 2
-    assert [s.processingStatus for s in map(jobs.status, (older, newer))] == [
-        "COMPLETE",
-        "COMPLETE",
-    ]  # type: ignore[union-attr]
+    assert stages() == ["COMPLETE", "COMPLETE"]
     assert jobs.process_pending() == 0
 
 
@@ -230,37 +232,37 @@ def test_a_fail_rate_of_one_fails_every_valid_record_and_only_those(db_path: Pat
 # --- resuming ---
 
 
-class KilledAfter(Profiles):
-    """Profiles whose process "dies" after a number of saves."""
+class Doomed(Profiles):
+    """Profiles of a process that is killed after ``lives`` saves; counts its saves."""
 
-    saves = 0
-    limit = 10**9
+    def __init__(self, db: Database, lives: int) -> None:
+        super().__init__(db, load_import_rules())
+        self.lives, self.saves = lives, 0
 
     def save(self, conn, record):  # type: ignore[no-untyped-def]
-        type(self).saves += 1
-        if type(self).saves > type(self).limit:
+        self.saves += 1
+        if self.saves > self.lives:
             raise KeyboardInterrupt("killed")
         return super().save(conn, record)
 
 
 def test_a_job_cut_short_is_resumed_without_redoing_records(db_path: Path):
-    jobs = make_jobs(db_path, KilledAfter)
+    db = open_db(db_path)
+    jobs = BulkJobs(db, Doomed(db, lives=6))
     job_id = jobs.accept(ndjson(*(agent_line(n) for n in range(10))))
     assert jobs.process_pending(limit=4) == 4  # committed
-    KilledAfter.limit = 6
     with pytest.raises(KeyboardInterrupt):
-        jobs.process_pending()  # dies inside the next chunk: that chunk is rolled back
+        jobs.process_pending()  # killed inside the next chunk: that chunk is rolled back
     middle = jobs.status(job_id)
     assert middle is not None and middle.processingStatus == "PROCESSING"
-    assert [i.status for i in middle.operationDetails.requestItems] == ["COMPLETED"] * 4 + [
-        "PENDING"
-    ] * 6
+    done = [i.status for i in middle.operationDetails.requestItems]
+    assert done == ["COMPLETED"] * 4 + ["PENDING"] * 6
 
-    KilledAfter.saves, KilledAfter.limit = 0, 10**9
-    restarted = make_jobs(db_path, KilledAfter)  # as after a restart
-    assert restarted.process_pending() == 6
-    assert KilledAfter.saves == 6
-    found = restarted.status(job_id)
+    db = open_db(db_path)  # as after a restart
+    survivor = Doomed(db, lives=100)
+    assert BulkJobs(db, survivor).process_pending() == 6
+    assert survivor.saves == 6
+    found = BulkJobs(db, survivor).status(job_id)
     assert found is not None and found.operationDetails.status == "SUCCESS"
     assert found.operationDetails.success == 10
 

@@ -211,7 +211,11 @@ def test_an_agency_is_identified_by_key_and_tin(profiles: Profiles):
 
 
 def test_sections_imported_as_xml_and_as_bulk_can_live_in_one_profile(profiles: Profiles):
-    xml_employment = {"EmployerName": "Acme", "JobTitle": "Agent", "HireDate": "2020-01-01T00:00:00"}
+    xml_employment = {
+        "EmployerName": "Acme",
+        "JobTitle": "Agent",
+        "HireDate": "2020-01-01T00:00:00",
+    }
     from_xml = AgentRecord.model_validate(
         {
             "ProfileKey": "K1",

@@ -11,7 +11,8 @@ from textual.widgets import Input, OptionList, Select, Static
 
 from tui_app.config import Auth, Environment, config_path, default_config, load_config, save_config
 from tui_app.ui.app import ProducerApp
-from tui_app.ui.screens.settings import ConfirmDelete, SettingsScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen
+from tui_app.ui.screens.settings import SettingsScreen
 
 SIZE = (120, 40)
 STAGING_URL = "https://staging.example.com"
@@ -23,11 +24,18 @@ def on_disk() -> dict:
 
 def write_two_environments() -> None:
     """A config with the sandbox (active) and a staging server using bearer auth."""
-    save_config(default_config().model_copy(update={"environments": {
-        "sandbox": Environment(embedded=True),
-        "staging": Environment(base_url=STAGING_URL,
-                               auth=Auth(type="bearer", token_env="REGISTRY_TOKEN")),
-    }}))
+    save_config(
+        default_config().model_copy(
+            update={
+                "environments": {
+                    "sandbox": Environment(embedded=True),
+                    "staging": Environment(
+                        base_url=STAGING_URL, auth=Auth(type="bearer", token_env="REGISTRY_TOKEN")
+                    ),
+                }
+            }
+        )
+    )
 
 
 async def open_settings(pilot: Pilot) -> SettingsScreen:
@@ -73,8 +81,7 @@ def notes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-async def test_add_environment_with_live_errors_and_save(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_add_environment_with_live_errors_and_save(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REGISTRY_TOKEN", "s3cret-token-value")
     app = ProducerApp(load_config())
     async with app.run_test(size=SIZE) as pilot:
@@ -137,7 +144,8 @@ async def test_add_environment_with_live_errors_and_save(
 
 
 async def test_env_status_says_when_the_variable_is_missing(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("REGISTRY_TOKEN", raising=False)
     write_two_environments()
     app = ProducerApp(load_config())
@@ -171,7 +179,8 @@ async def test_field_errors_come_from_the_config_models() -> None:
         screen.query_one("#set-auth-password_env", Input).focus()
         await type_text(pilot, "my password")
         assert "must be the name of an environment variable" in error_text(
-            screen, "auth.password_env")
+            screen, "auth.password_env"
+        )
         await app.workers.wait_for_complete()
 
 
@@ -198,8 +207,9 @@ async def test_set_active_saves_and_reconnects(monkeypatch: pytest.MonkeyPatch) 
         screen = await open_settings(pilot)
         await pilot.press("down", "a")
         await pilot.pause()
-        assert "active" in str(screen.query_one("#env-list", OptionList).get_option_at_index(1)
-                               .prompt)
+        assert "active" in str(
+            screen.query_one("#env-list", OptionList).get_option_at_index(1).prompt
+        )
         await pilot.press("s")
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -219,13 +229,13 @@ async def test_deleting_the_active_environment_is_refused(notes: list[str]) -> N
         screen = await open_settings(pilot)
         await pilot.press("d")  # the sandbox, highlighted and active
         await pilot.pause()
-        assert not isinstance(app.screen, ConfirmDelete)
+        assert not isinstance(app.screen, ConfirmScreen)
         assert any("sandbox is the active environment" in n for n in notes)
         assert [d.name for d in screen.drafts] == ["sandbox", "staging"]
 
         await pilot.press("down", "d")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmDelete)
+        assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")  # keep it
         await pilot.pause()
         assert [d.name for d in screen.drafts] == ["sandbox", "staging"]
@@ -241,7 +251,7 @@ async def test_deleting_the_active_environment_is_refused(notes: list[str]) -> N
 
         await pilot.press("d")  # now the last one as well as the active one
         await pilot.pause()
-        assert not isinstance(app.screen, ConfirmDelete)
+        assert not isinstance(app.screen, ConfirmScreen)
         assert [d.name for d in screen.drafts] == ["sandbox"]
         await app.workers.wait_for_complete()
 
@@ -273,10 +283,14 @@ async def test_theme_select_applies_and_persists() -> None:
         await pilot.press("enter")
         await pilot.pause()
         overlay = screen.query_one("#theme").query_one(OptionList)
-        names = [str(overlay.get_option_at_index(i).prompt)
-                 for i in range(overlay.option_count)]
-        assert {"ansi-dark", "ansi-light", "producer-dark", "producer-light",
-                "textual-dark"} <= set(names)
+        names = [str(overlay.get_option_at_index(i).prompt) for i in range(overlay.option_count)]
+        assert {
+            "ansi-dark",
+            "ansi-light",
+            "producer-dark",
+            "producer-light",
+            "textual-dark",
+        } <= set(names)
         await pilot.press(*"nord", "enter")
         await pilot.pause()
         assert app.theme == "nord"
@@ -290,6 +304,7 @@ def test_settings_screen_with_a_live_error(snap_compare) -> None:
         await pilot.app.workers.wait_for_complete()
         await open_settings(pilot)
         await pilot.press("n", *"staging", "tab", "tab", *"https://user:pass@host.example")
+        await pilot.press("escape")  # back to the list; no blinking cursor in the picture
         await pilot.app.workers.wait_for_complete()
         pilot.app.service_state = "● online"
         await pilot.pause()

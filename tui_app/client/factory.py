@@ -79,11 +79,12 @@ async def connect(
     return Connection(client, sandbox)
 
 
-def start_embedded_sandbox(seed: int, today: date | None = None) -> Sandbox:
-    """The in-process sandbox; ``today`` fixes its licenses' dates (tests, screenshots)."""
+def start_embedded_sandbox(seed: int, today: date | None = None, **settings) -> Sandbox:
+    """The in-process sandbox; ``today`` fixes its licenses' dates (tests, screenshots) and
+    ``settings`` are further :class:`SandboxSettings` (e.g. a faster order lifecycle)."""
     from tui_app.sandbox.app import Sandbox, SandboxSettings
 
-    settings = SandboxSettings(db_path=data_dir() / f"sandbox-{seed}.db", seed=seed, today=today)
-    sandbox = Sandbox(settings)
+    sandbox = Sandbox(SandboxSettings(
+        db_path=data_dir() / f"sandbox-{seed}.db", seed=seed, today=today, **settings))
     sandbox.start()
     return sandbox

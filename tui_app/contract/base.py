@@ -139,7 +139,10 @@ class ContractModel(BaseModel):
     """Base of request bodies and records: unknown fields are refused, so a misspelt key
     is reported instead of silently dropped."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=False)
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, validate_default=False,
+        use_attribute_docstrings=True,
+    )
 
     @classmethod
     def rule_errors(cls, data: Mapping[str, Any]) -> list[tuple[str, str]]:

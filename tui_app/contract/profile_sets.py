@@ -27,9 +27,9 @@ Appointment             Appointment                                 registry: on
 Agency, Affiliation     FirmAffiliations                            registry: Organization
 ======================  ==========================================  =====================
 
-Every other valid name gives an empty data set. An empty ``Contacts`` list exports as no
-records and so comes back as an absent section, which an import treats alike (nothing to
-replace with).
+Every other valid name gives an empty data set. The one thing an export cannot tell apart
+is an empty ``Contacts`` list from no ``Contacts``: both rebuild as absent, and importing
+the rebuilt record leaves the stored (empty) list as it was.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ _XML = {"format": "xml"}
 
 
 def _dump(model: BaseModel, **kwargs: Any) -> dict[str, Any]:
-    return model.model_dump(mode="json", exclude_none=True, exclude={"DynamicData"} if not kwargs else kwargs["exclude"])
+    return model.model_dump(mode="json", exclude_none=True, **kwargs)
 
 
 def _licenses(info: FullInfo) -> Rows:

@@ -401,9 +401,12 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
 
     async def _export(request: Request, model, kind: str) -> Response:
         query = await _body(request, model, "Export")
-        found = await asyncio.to_thread(
-            sandbox.profiles.export, kind, query.profileKey, query.dataSets
-        )
+        try:
+            found = await asyncio.to_thread(
+                sandbox.profiles.export, kind, query.profileKey, query.dataSets
+            )
+        except profiles.AmbiguousProfile as exc:
+            raise HttpError(409, str(exc)) from None
         if found is None:
             raise HttpError(404, f"no {kind} profile with ProfileKey {query.profileKey}")
         return _answer(request, found)

@@ -84,6 +84,14 @@ def _failed(errors: list[FieldError], prefix: str = "") -> Outcome:
 
 
 class BulkJobs:
+    """Bulk jobs over the shared database, written through :class:`Profiles`.
+
+    ``fail_rate`` is the share of well-formed records failed as transient (retryable)
+    instead of imported; which ones follows ``seed`` and the order records are processed
+    in, from the start of this object's life. One object should process a database's jobs:
+    calls from several threads are serialised, several processes are not coordinated.
+    """
+
     def __init__(
         self,
         db: Database,

@@ -93,7 +93,7 @@ def _what(tlq: Tlq) -> str:
 
 def _fees(tlq: Tlq) -> list[Fee]:
     """One fee per state and filing, from the state code: appointments $10 to $60;
-    terminations $5 to $15, or nothing in half of the states."""
+    terminations $5 to $15, or nothing in about half of the states."""
     n = _digest(tlq.juris)
     if tlq.fType == "A":
         return [Fee(state=tlq.juris, description="appointment fee", amount=float(10 + n % 51))]
@@ -123,6 +123,9 @@ def _npn(text: str) -> int | None:
 
 
 class Orders:
+    """Orders over the shared database. ``lookup`` is the registry (None: eligibility is
+    not checked); ``step_seconds`` is the time from one stage to the next."""
+
     def __init__(
         self,
         db: Database,

@@ -98,6 +98,9 @@ class AmbiguousProfile(LookupError):
 
 
 class Profiles:
+    """Profiles over the shared database. ``lookup`` is the registry, joined into exports
+    by the profile's NPN (None: exports carry no registry data)."""
+
     def __init__(
         self,
         db: Database,

@@ -40,6 +40,12 @@ def _search_screen() -> Screen:
     return SearchScreen()
 
 
+def _orders_screen() -> Screen:
+    from tui_app.ui.screens.orders import OrdersScreen
+
+    return OrdersScreen()
+
+
 def _settings_screen() -> Screen:
     from tui_app.ui.screens.settings import SettingsScreen
 
@@ -51,7 +57,7 @@ class ProducerApp(App[None]):
     TITLE = "producer-tui"
     MODES = {
         "search": _search_screen,
-        "orders": partial(ComingScreen, "Orders"),
+        "orders": _orders_screen,
         "profiles": partial(ComingScreen, "Profiles"),
         "bulk": partial(ComingScreen, "Bulk"),
         "export": partial(ComingScreen, "Export"),
@@ -69,6 +75,8 @@ class ProducerApp(App[None]):
     ]
 
     service_state: reactive[str] = reactive("… connecting")
+    env_name: reactive[str] = reactive("")
+    """The environment in use; the status bars follow it."""
     reveal_pii: reactive[bool] = reactive(False)
     """Personal data is masked unless the user reveals it (Ctrl+R), per app session."""
 
@@ -78,8 +86,8 @@ class ProducerApp(App[None]):
         super().__init__()
         self.config = config
         name = env_name or config.active
-        self.env_name: str = name
         self.env: Environment = config.environments[name]
+        self.env_name = name
         self.fixed_today = today
         self.today = today or date.today()
         """The date licenses are judged against (fixed in tests and screenshots, where the
@@ -102,6 +110,7 @@ class ProducerApp(App[None]):
         self._apply_keymap()
         # Nothing touches the network (or the sandbox) before the first frame.
         self.call_after_refresh(self.open_connection)
+        self.set_interval(HEALTH_EVERY, self.check_health)
 
     def _apply_keymap(self) -> None:
         if self.config.keys:
@@ -109,6 +118,8 @@ class ProducerApp(App[None]):
 
     @work(exclusive=True, group="connection")
     async def open_connection(self) -> None:
+        self._connected.clear()
+        self._connect_error = None
         self.service_state = "… starting the sandbox" if self.env.embedded else "… connecting"
         try:
             self.connection = await connect(self.env, today=self.fixed_today)
@@ -120,7 +131,19 @@ class ProducerApp(App[None]):
             self._connected.set()
         if self.connection is not None:
             await self.check_health()
-            self.set_interval(HEALTH_EVERY, self.check_health)
+
+    async def switch_environment(self, name: str, env: Environment) -> None:
+        """Use another environment: close the current connection, open the new one."""
+        for worker in list(self.workers):
+            if worker.group == "connection" and not worker.is_finished:
+                await worker.wait()
+        self._connected.clear()
+        if self.connection is not None:
+            connection, self.connection = self.connection, None
+            await connection.aclose()
+        self.env = env
+        self.env_name = name
+        self.open_connection()
 
     async def check_health(self) -> None:
         if self.connection is None:
@@ -147,6 +170,11 @@ class ProducerApp(App[None]):
 
     def action_area(self, mode: str) -> None:
         self.switch_mode(mode)
+
+    async def new_order(self, values: dict) -> None:
+        """Open the Orders area with a form prefilled from ``values``."""
+        await self.switch_mode("orders")
+        await self.screen.prefill(values)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

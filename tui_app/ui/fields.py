@@ -7,9 +7,10 @@ import, so it is tested on its own.
 
 from __future__ import annotations
 
+import re
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -30,6 +31,8 @@ class FieldSpec:
     kind: Literal["text", "int", "choice", "list"]
     required: bool
     choices: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    """Words for each choice, from the field's description (``I = individual``)."""
     hint: str = ""
     """The field's bounds in words, e.g. ``1 to 20 characters, letters and digits only``."""
 
@@ -81,8 +84,18 @@ def _hint(bounds: Bounds | None, kind: str) -> str:
     return ", ".join(p for p in (size, extra) if p)
 
 
+def _labels(choices: tuple[str, ...], description: str | None) -> tuple[str, ...]:
+    """``("I", "A")`` with "I = individual, A = agency" -> ``("I — individual", ...)``."""
+    words = {"Y": "yes", "N": "no"} | dict(re.findall(r"\b(\w+) = ([^,.;]+)", description or ""))
+    return tuple(f"{c} — {words[c].strip()}" if c in words else c for c in choices)
+
+
 def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+MORE = "more"
+"""Name of the group holding the fields a layout does not put first."""
 
 
 def describe(
@@ -90,24 +103,40 @@ def describe(
     names: Iterable[str] | None = None,
     prefix: str = "",
     required: Iterable[str] = (),
+    layout: Mapping[str, Sequence[str]] | None = None,
+    exclude: frozenset[str] = frozenset(),
 ) -> tuple[FieldSpec | GroupSpec, ...]:
     """The form layout of ``model``: its fields (or ``names``, in that order) as specs.
 
     ``required`` marks fields the model requires only conditionally (e.g. per SearchType).
+    ``layout`` maps a group's path (``""`` for the top) to the fields to show first; the
+    group's other fields follow in a collapsed "more fields" group, still reachable.
+    ``exclude`` names paths that get no input (their value is set elsewhere).
     Free-form objects (``DynamicData``) and lists of objects have no input here; a form
     keeps their values from the record it was loaded with.
     """
+    layout = layout or {}
+    first = layout.get(prefix.rstrip("."))
+    if first is not None and names is None:
+        rest = [n for n in model.model_fields if n not in first]
+        shown = describe(model, first, prefix, required, layout, exclude)
+        hidden = describe(model, rest, prefix, required, layout, exclude)
+        return (*shown, GroupSpec(f"{prefix}{MORE}", "more fields", hidden)) if hidden else shown
     hints = typing.get_type_hints(model, include_extras=True)
     extra_required = set(required)
     specs: list[FieldSpec | GroupSpec] = []
     for name in names or model.model_fields:
         info = model.model_fields[name]
         path = f"{prefix}{name}"
+        if path in exclude:
+            continue
         core, meta, nullable = _unwrap(hints[name])
         bounds = next((m for m in meta if isinstance(m, Bounds)), None)
         is_required = info.is_required() or path in extra_required or name in extra_required
         if _is_model(core):
-            specs.append(GroupSpec(path, name, describe(core, prefix=f"{path}.")))
+            children = describe(core, prefix=f"{path}.", required=required, layout=layout,
+                                exclude=exclude)
+            specs.append(GroupSpec(path, name, children))
             continue
         origin = get_origin(core)
         if origin is list:
@@ -120,9 +149,9 @@ def describe(
             )
             specs.append(FieldSpec(path, name, "list", is_required, hint=hint))
         elif origin is Literal:
-            specs.append(
-                FieldSpec(path, name, "choice", is_required, tuple(str(a) for a in get_args(core)))
-            )
+            choices = tuple(str(a) for a in get_args(core))
+            labels = _labels(choices, info.description)
+            specs.append(FieldSpec(path, name, "choice", is_required, choices, labels))
         elif isinstance(core, type) and issubclass(core, Enum):
             specs.append(
                 FieldSpec(path, name, "choice", is_required, tuple(str(m.value) for m in core))

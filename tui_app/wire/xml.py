@@ -120,15 +120,23 @@ def load_xml(
     :class:`WireError`; a document that breaks the contract raises pydantic's
     ``ValidationError``.
     """
+    return model_cls.model_validate(
+        load_xml_data(data, model_cls, root), context={"format": "xml", **(context or {})}
+    )
+
+
+def load_xml_data(
+    data: bytes | str, model_cls: type[BaseModel], root: str | Collection[str]
+) -> dict[str, Any]:
+    """The document as the dict ``model_cls`` would validate, without validating it (for
+    drafts, which may be incomplete). Raises :class:`WireError` like :func:`load_xml`."""
     element = _parse(data)
     roots = (root,) if isinstance(root, str) else tuple(root)
     found = _local(element.tag)
     if found not in roots:
         expected = " or ".join(f"<{r}>" for r in roots)
         raise WireError(f"expected the root element {expected}, found <{found}>")
-    return model_cls.model_validate(
-        _model_dict(element, model_cls), context={"format": "xml", **(context or {})}
-    )
+    return _model_dict(element, model_cls)
 
 
 def load_xml_dict(data: bytes | str) -> tuple[str, dict[str, Any]]:

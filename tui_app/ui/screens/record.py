@@ -41,6 +41,8 @@ class RecordScreen(Screen):
         Binding("escape", "app.pop_screen", "Back", id="record.back"),
         Binding("v", "app.toggle_reveal", "Reveal PII", id="record.reveal"),
         Binding("c", "copy_npn", "Copy NPN", id="record.copy"),
+        Binding("a", "order('A')", "Appoint", id="record.appoint"),
+        Binding("t", "order('T')", "Terminate", id="record.terminate"),
         Binding("left,h", "tab(-1)", "Prev tab", id="record.prev", show=False),
         Binding("right,l", "tab(1)", "Next tab", id="record.next", show=False),
     ]
@@ -304,6 +306,14 @@ class RecordScreen(Screen):
             )
 
     # --- actions ---
+
+    async def action_order(self, filing: str) -> None:
+        if self.info is None:
+            self.notify("The record has not loaded yet.", severity="warning")
+            return
+        from tui_app.prefill import order_from_record
+
+        await self.app.new_order(order_from_record(self.info, filing))
 
     def action_copy_npn(self) -> None:
         self.app.copy_to_clipboard(str(self.npn))

@@ -29,6 +29,8 @@ SEARCHES = {"agent": AgentSearch, "agency": AgencySearch}
 
 class SearchScreen(AreaScreen):
     AREA = "Search"
+    # Start on the agents/agencies switch, not in a text field, so 1-6 and ? work at once.
+    AUTO_FOCUS = "#kind"
     BINDINGS = [
         Binding("slash", "filter", "Filter rows", id="search.filter", key_display="/"),
         Binding("escape", "back", "Back", id="search.back", show=False),

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any, get_args
 
 from pydantic import ValidationError
+from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import (
     Button,
@@ -41,6 +41,7 @@ from textual.widgets.option_list import Option
 from tui_app.config import _AUTH_OPTIONAL, _AUTH_REQUIRED, GROUPS, Auth, Config, Environment
 from tui_app.contract.errors import field_errors
 from tui_app.ui.screens.base import AreaScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen
 
 AUTH_TYPES: tuple[str, ...] = get_args(Auth.model_fields["type"].annotation)
 FORMATS: tuple[str, ...] = get_args(Environment.model_fields["format"].annotation)
@@ -191,37 +192,6 @@ class Draft:
         )
 
 
-class ConfirmDelete(ModalScreen[bool]):
-    """Asks before an environment is deleted. y or Enter deletes; n or Esc keeps it."""
-
-    BINDINGS = [
-        Binding("y", "answer(True)", "Delete", id="settings.confirm.yes"),
-        Binding("n,escape", "answer(False)", "Keep", id="settings.confirm.no"),
-    ]
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.env_name = name
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box"):
-            yield Static(Text.assemble("Delete the environment ", (self.env_name, "bold"), "?"))
-            yield Static("It is removed from the file when you save.", classes="hint")
-            with Horizontal(id="confirm-buttons"):
-                yield Button("Delete (y)", id="confirm-yes", variant="error")
-                yield Button("Keep (n)", id="confirm-no")
-
-    def on_mount(self) -> None:
-        self.query_one("#confirm-no").focus()
-
-    def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "confirm-yes")
-
-
 class SettingsScreen(AreaScreen):
     AREA = "Settings"
     BINDINGS = [
@@ -229,7 +199,7 @@ class SettingsScreen(AreaScreen):
         Binding("e", "edit", "Edit", id="settings.edit"),
         Binding("d", "delete", "Delete", id="settings.delete"),
         Binding("a", "activate", "Set active", id="settings.activate"),
-        Binding("ctrl+s,s", "save", "Save", id="settings.save", key_display="^s/s"),
+        Binding("ctrl+s,s", "save", "Save", id="settings.save"),
         Binding("t", "theme", "Theme", id="settings.theme"),
         Binding("m", "mask", "Masking", id="settings.mask"),
         Binding("escape", "back", "Back to list", id="settings.back", show=False),
@@ -245,18 +215,19 @@ class SettingsScreen(AreaScreen):
             draft.revalidate(self.drafts)
         self.active: Draft = next(d for d in self.drafts if d.name == config.active)
         self.current: Draft = self.active
+        self._shown: dict[str, str | Text] = {}
         self._saved = self._snapshot()
 
     # --- layout ---
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="settings-main"):
-            with Vertical(id="settings-left"):
+            with VerticalScroll(id="settings-left"):
                 yield Static("[b]Environments[/b]", classes="settings-title")
                 yield OptionList(id="env-list")
                 yield Static(
                     "n new · e or Enter edit · d delete · a set active · Esc back here",
-                    classes="hint",
+                    classes="set-hint",
                     id="env-keys",
                 )
                 with Horizontal(id="save-bar"):
@@ -283,7 +254,7 @@ class SettingsScreen(AreaScreen):
                         with Horizontal(classes="set-inline"):
                             yield Switch(id=_wid("embedded"))
                             yield Static("", classes="set-switch-hint", id="embedded-state")
-                        yield Static("", classes="field-error", id=_wid("embedded") + "-error")
+                        yield Static("", classes="set-error", id=_wid("embedded") + "-error")
                 yield from self._row("seed", Input(id=_wid("seed"), type="integer"))
                 yield from self._row(
                     "base_url",
@@ -307,7 +278,7 @@ class SettingsScreen(AreaScreen):
                 yield from self._row(
                     "timeout", Input(id=_wid("timeout"), type="number"), label="timeout (s)"
                 )
-                yield Static(SECRET_HINT, classes="hint", id="secret-hint")
+                yield Static(SECRET_HINT, classes="set-hint", id="secret-hint")
                 yield from self._row(
                     "auth.type",
                     Select([(t, t) for t in AUTH_TYPES], id=_wid("auth.type"), allow_blank=False),
@@ -334,7 +305,7 @@ class SettingsScreen(AreaScreen):
                 yield control
                 if status:
                     yield Static("", classes="env-status", id=_wid(key) + "-status")
-                yield Static("", classes="field-error", id=_wid(key) + "-error")
+                yield Static("", classes="set-error", id=_wid(key) + "-error")
 
     @staticmethod
     def _description(key: str) -> str | None:
@@ -374,18 +345,19 @@ class SettingsScreen(AreaScreen):
                 options.highlighted = min(highlighted, len(self.drafts) - 1)
         else:
             for index, draft in enumerate(self.drafts):
-                options.replace_option_prompt_at_index(index, self._prompt(draft))
+                prompt = self._prompt(draft)
+                if options.get_option_at_index(index).prompt != prompt:
+                    options.replace_option_prompt_at_index(index, prompt)
         self._show_save_state()
 
     def _show_save_state(self) -> None:
         dirty = self._snapshot() != self._saved
-        state = self.query_one("#save-state", Static)
-        state.update("unsaved changes" if dirty else "all saved")
-        state.set_class(dirty, "-dirty")
+        self._update("#save-state", "unsaved changes" if dirty else "all saved")
+        self.query_one("#save-state").set_class(dirty, "-dirty")
 
     def _snapshot(self) -> tuple:
         envs = tuple(
-            (d.name, d.env.model_dump(exclude_unset=True) if d.env else ("invalid", d.values))
+            (d.name, d.env.model_dump(exclude_unset=True) if d.env else ("invalid", dict(d.values)))
             for d in self.drafts
         )
         return envs, self.active.name
@@ -444,16 +416,18 @@ class SettingsScreen(AreaScreen):
         draft = self.current
         values = draft.values
         title = draft.name.strip() or "(no name)"
-        self.query_one("#editor-title", Static).update(
+        self._update(
+            "#editor-title",
             Text.assemble(
                 "Environment ", (title, "bold"), "  (active)" if draft is self.active else ""
-            )
+            ),
         )
         embedded = bool(values["embedded"])
-        self.query_one("#embedded-state", Static).update(
-            "yes: the sandbox runs in this process; no URL needed"
+        self._update(
+            "#embedded-state",
+            "yes: the sandbox runs in-process; no URL"
             if embedded
-            else "no: a server at the URLs below"
+            else "no: a server at the URLs below",
         )
         self._show_row("seed", embedded)
         self._show_row("base_url", not embedded)
@@ -461,38 +435,57 @@ class SettingsScreen(AreaScreen):
         relevant = set(auth_fields_for(values["auth.type"]))
         for name in AUTH_FIELDS:
             self._show_row(f"auth.{name}", name in relevant)
-            label = self.query_one("#" + _wid(f"auth.{name}") + "-label", Label)
             required = name in _AUTH_REQUIRED[values["auth.type"]]
-            label.update(f"{name} *" if required else name)
+            self._update("#" + _wid(f"auth.{name}") + "-label", f"{name} *" if required else name)
         self.query_one("#secret-hint").display = values["auth.type"] != "none"
         for key in ("name", "embedded", "format", "auth.type", *TEXT_KEYS):
             messages = draft.errors.get(key, [])
             self.query_one("#" + _wid(key) + "-row").set_class(bool(messages), "-invalid")
-            error = self.query_one("#" + _wid(key) + "-error", Static)
-            error.update(Text("\n".join(f"✗ {m}" for m in messages)))
-            error.display = bool(messages)
+            self._update(
+                "#" + _wid(key) + "-error",
+                Text("\n".join(f"✗ {m}" for m in messages)),
+                shown=bool(messages),
+            )
         for name in AUTH_FIELDS:
             if name.endswith("_env"):
                 self._show_env_status(
                     name,
                     values[f"auth.{name}"].strip(),
+                    keyring=values["auth.keyring_service"].strip(),
                     has_error=bool(draft.errors.get(f"auth.{name}")),
                 )
         self._render_list()
 
     def _show_row(self, key: str, shown: bool) -> None:
-        self.query_one("#" + _wid(key) + "-row").display = shown
+        row = self.query_one("#" + _wid(key) + "-row")
+        if row.display != shown:
+            row.display = shown
 
-    def _show_env_status(self, name: str, variable: str, *, has_error: bool) -> None:
-        status = self.query_one("#" + _wid(f"auth.{name}") + "-status", Static)
+    def _update(self, selector: str, content: str | Text, *, shown: bool = True) -> None:
+        """Update a label only when its words change: every update costs a layout pass,
+        and this runs on each keystroke."""
+        widget = self.query_one(selector, Static)
+        if self._shown.get(selector) != content:
+            self._shown[selector] = content
+            widget.update(content)
+        if widget.display != shown:
+            widget.display = shown
+
+    def _show_env_status(self, name: str, variable: str, *, keyring: str, has_error: bool) -> None:
+        """Whether the named variable is set, in words; its value is never read out."""
+        wid = "#" + _wid(f"auth.{name}") + "-status"
         if not variable or has_error:
-            status.display = False
+            self._update(wid, "", shown=False)
             return
-        status.display = True
         is_set = bool(os.environ.get(variable))
-        status.update(
-            Text(f"{variable} is set" if is_set else f"{variable} is not set in this terminal")
-        )
+        if is_set:
+            words = f"{variable} is set"
+        elif keyring:
+            words = f"{variable} is not set in this terminal; the keyring ({keyring}) is asked"
+        else:
+            words = f"{variable} is not set in this terminal"
+        self._update(wid, Text(words))
+        status = self.query_one(wid)
         status.set_class(is_set, "-set")
         status.set_class(not is_set, "-unset")
 
@@ -535,7 +528,11 @@ class SettingsScreen(AreaScreen):
             if yes and draft in self.drafts:
                 self._remove(draft)
 
-        self.app.push_screen(ConfirmDelete(name), answered)
+        question = (
+            f"Delete the environment [b]{escape(name)}[/b]?\n"
+            "It leaves the config file when you save."
+        )
+        self.app.push_screen(ConfirmScreen(question, yes="Delete"), answered)
 
     def _remove(self, draft: Draft) -> None:
         index = self.drafts.index(draft)
@@ -561,7 +558,9 @@ class SettingsScreen(AreaScreen):
         self.query_one("#theme", Select).focus()
 
     def action_mask(self) -> None:
-        self.query_one("#mask-pii", Switch).toggle()
+        switch = self.query_one("#mask-pii", Switch)
+        switch.toggle()
+        switch.scroll_visible()
 
     def action_back(self) -> None:
         self.query_one("#env-list").focus()
@@ -601,7 +600,7 @@ class SettingsScreen(AreaScreen):
 
     def _show_problem(self, draft: Draft) -> None:
         key, messages = next(iter(draft.errors.items()))
-        field_name = key.rpartition(".")[2] if key.startswith("auth.") else key
+        field_name = "auth" if key == "auth.type" else key.removeprefix("auth.")
         name = draft.name.strip() or "(no name)"
         self.notify(
             f"{name}: {field_name}: {messages[0]}",
@@ -617,20 +616,7 @@ class SettingsScreen(AreaScreen):
 
     @work(exclusive=True, group="settings-reconnect")
     async def reconnect(self, name: str, env: Environment) -> None:
-        """Close the old connection (once it has finished opening) and open the new one."""
-        app = self.app
-        for worker in list(app.workers):
-            if worker.group == "connection" and not worker.is_finished:
-                await worker.wait()
-        app.env_name, app.env = name, env
-        self.query_one("#env-name", Label).update(f"env: {name}")
-        self.query_one("#sandbox-badge").display = env.embedded
-        if app.connection is not None:
-            connection, app.connection = app.connection, None
-            await connection.aclose()
-        open_connection = getattr(app, "open_connection", None)
-        if open_connection is not None:
-            open_connection()
+        await self.app.switch_environment(name, env)
 
     # --- preferences: applied and saved at once ---
 
@@ -642,7 +628,7 @@ class SettingsScreen(AreaScreen):
 
     @on(Select.Changed, "#theme")
     def _theme_chosen(self, event: Select.Changed) -> None:
-        if event.value is not Select.BLANK and event.value != self.app.theme:
+        if event.value is not Select.NULL and event.value != self.app.theme:
             self.app.theme = str(event.value)  # the app saves the choice
 
     @on(Switch.Changed, "#mask-pii")

@@ -8,18 +8,19 @@ every field it names. The widget knows nothing of orders or searches.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from copy import deepcopy
 from typing import Any
 
 from pydantic import BaseModel
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Collapsible, Input, Label, Select, Static
 
 from tui_app.contract.errors import FieldError
+from tui_app.pii import PII_FIELDS
 from tui_app.ui.fields import (
     FieldSpec,
     GroupSpec,
@@ -65,8 +66,9 @@ class ModelForm(VerticalScroll, can_focus=False):
         required: Iterable[str] = (),
         fixed: Mapping[str, Any] | None = None,
         context: dict | None = None,
-        collapsed: bool = True,
-        first: Iterable[str] = (),
+        layout: Mapping[str, Sequence[str]] | None = None,
+        open_groups: Iterable[str] = (),
+        exclude: Iterable[str] = (),
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -74,15 +76,33 @@ class ModelForm(VerticalScroll, can_focus=False):
         self.model = model
         self.fixed = dict(fixed or {})
         self.context = context
-        self.collapsed = collapsed
-        self.first = set(first)
-        self.specs = describe(model, list(fields) if fields else None, required=required)
+        self.open_groups = set(open_groups)
+        self.specs = describe(
+            model, list(fields) if fields else None, required=required, layout=layout,
+            exclude=frozenset(exclude),
+        )
         self.inputs = {spec.path: spec for spec in flatten(self.specs)}
         self._base: dict[str, Any] = {}
         self._touched: set[str] = set()
         self._show_all = False
         self._server_errors: list[FieldError] = []
         self.errors: list[FieldError] = []
+
+    def on_mount(self) -> None:
+        # Looked up once: a keystroke repaints errors, and forms have up to ~80 fields.
+        self._controls = {path: self.query_one("#" + widget_id(path)) for path in self.inputs}
+        self._boxes = {path: self.query_one("#" + widget_id(path) + "-box")
+                       for path in self.inputs}
+        self._error_lines = {path: self.query_one("#" + widget_id(path) + "-error", Static)
+                             for path in self.inputs}
+        self._shown: dict[str, str] = {}
+        # Personal data typed or loaded into the form is masked like everywhere else.
+        if hasattr(self.app, "reveal_pii"):
+            self.watch(self.app, "reveal_pii", self._reveal)
+
+    def _reveal(self, reveal: bool) -> None:
+        for widget in self.query("Input.pii").results(Input):
+            widget.password = not reveal
 
     # --- layout ---
 
@@ -92,7 +112,7 @@ class ModelForm(VerticalScroll, can_focus=False):
     def _compose_specs(self, specs: Iterable[FieldSpec | GroupSpec]) -> ComposeResult:
         for spec in specs:
             if isinstance(spec, GroupSpec):
-                open_ = not self.collapsed or spec.path in self.first
+                open_ = spec.path in self.open_groups
                 with Collapsible(
                     title=spec.name, collapsed=not open_, id=widget_id(spec.path) + "-group"
                 ):
@@ -101,22 +121,27 @@ class ModelForm(VerticalScroll, can_focus=False):
                 yield from self._field(spec)
 
     def _field(self, spec: FieldSpec) -> ComposeResult:
+        """One row: the field's name (``*`` when required) beside its input, the bound in
+        the input's placeholder, and the error, when there is one, underneath."""
         wid = widget_id(spec.path)
+        pii = spec.name in PII_FIELDS
         with Vertical(classes="field", id=wid + "-box"):
-            mark = " [b]*[/b]" if spec.required else ""
-            hint = f"  [dim]{spec.hint}[/dim]" if spec.hint else ""
-            yield Label(f"{spec.name}{mark}{hint}", classes="field-label")
-            if spec.kind == "choice":
-                yield Select(
-                    [(c, c) for c in spec.choices],
-                    id=wid,
-                    allow_blank=True,
-                    prompt="(none)" if not spec.required else "choose…",
-                )
-            else:
-                yield Input(
-                    id=wid, placeholder=spec.hint, type="integer" if spec.kind == "int" else "text"
-                )
+            with Horizontal(classes="field-row"):
+                mark = " *" if spec.required else ""
+                yield Label(f"{spec.name}{mark}", classes="field-label")
+                if spec.kind == "choice":
+                    yield Select(
+                        list(zip(spec.labels or spec.choices, spec.choices, strict=True)),
+                        compact=True, id=wid, allow_blank=True,
+                        prompt="choose…" if spec.required else "(none)",
+                    )
+                else:
+                    yield Input(
+                        id=wid, compact=True, placeholder=spec.hint,
+                        type="integer" if spec.kind == "int" else "text",
+                        password=pii, classes="pii" if pii else None,
+                        tooltip=spec.hint or None,
+                    )
             yield Static("", classes="field-error", id=wid + "-error")
 
     # --- values ---
@@ -128,10 +153,10 @@ class ModelForm(VerticalScroll, can_focus=False):
             data = data.model_dump(mode="json", by_alias=False, exclude_none=True)
         self._base = deepcopy(dict(data))
         for path, spec in self.inputs.items():
-            widget = self.query_one("#" + widget_id(path))
+            widget = self._controls[path]
             value = get_path(self._base, path)
             if isinstance(widget, Select):
-                widget.value = to_text(spec, value) if value is not None else Select.BLANK
+                widget.value = to_text(spec, value) if value is not None else Select.NULL
             else:
                 widget.value = to_text(spec, value)
         self._touched.clear()
@@ -143,14 +168,15 @@ class ModelForm(VerticalScroll, can_focus=False):
         """The form's values as the model's dict (blank inputs left out)."""
         out = deepcopy(self._base)
         for path, spec in self.inputs.items():
-            widget = self.query_one("#" + widget_id(path))
+            widget = self._controls[path]
             raw = (
                 widget.value
                 if isinstance(widget, Input)
-                else ("" if widget.value is Select.BLANK else str(widget.value))
+                else ("" if widget.value is Select.NULL else str(widget.value))
             )
             set_path(out, path, from_text(spec, raw))
-        out.update(self.fixed)
+        for path, value in self.fixed.items():
+            set_path(out, path, value)
         return prune(out)
 
     def result(self) -> BaseModel | None:
@@ -173,16 +199,22 @@ class ModelForm(VerticalScroll, can_focus=False):
         self._paint()
 
     def _paint(self) -> None:
+        """Show each field's errors once it was touched (or after a submit); a cross-field
+        rule's errors show on every field it names as soon as the user starts typing."""
+        rules = getattr(self.model, "rule_errors", None)
+        ruled = {self._owner(p) for p, _ in rules(self.data())} if rules and self._touched else set()
         by_path: dict[str, list[str]] = {}
         for err in [*self.errors, *self._server_errors]:
             by_path.setdefault(self._owner(err.path), []).append(err.message)
         for path in self.inputs:
-            messages = by_path.get(path, []) if (self._show_all or path in self._touched) else []
-            box = self.query_one("#" + widget_id(path) + "-box")
-            box.set_class(bool(messages), "-invalid")
-            error = self.query_one("#" + widget_id(path) + "-error", Static)
-            error.update("\n".join(f"✗ {m}" for m in messages))
-            error.display = bool(messages)
+            visible = self._show_all or path in self._touched or path in ruled
+            text = "\n".join(f"✗ {m}" for m in by_path.get(path, [])) if visible else ""
+            if self._shown.get(path, "") == text:
+                continue
+            self._shown[path] = text
+            self._boxes[path].set_class(bool(text), "-invalid")
+            self._error_lines[path].update(text)
+            self._error_lines[path].set_class(bool(text), "-shown")
 
     def _owner(self, path: str) -> str:
         """The input an error belongs to: ``data.loa[0]`` belongs to ``data.loa``."""
@@ -201,10 +233,10 @@ class ModelForm(VerticalScroll, can_focus=False):
     def focus_first_error(self) -> bool:
         """Move focus to the first invalid field, opening its group. False if none."""
         for path in self.error_paths():
-            for group in self.query_one("#" + widget_id(path)).ancestors:
+            for group in self._controls[path].ancestors:
                 if isinstance(group, Collapsible):
                     group.collapsed = False
-            self.query_one("#" + widget_id(path)).focus()
+            self._controls[path].focus()
             return True
         return False
 

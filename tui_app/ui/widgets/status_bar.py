@@ -22,10 +22,12 @@ class StatusBar(Horizontal):
         yield Label("", id="service-state")
 
     def on_mount(self) -> None:
-        app = self.app
-        self.query_one("#env-name", Label).update(f"env: {app.env_name}")
-        self.query_one("#sandbox-badge").display = app.env.embedded
-        self.watch(app, "service_state", self._show_state)
+        self.watch(self.app, "env_name", self._show_env)
+        self.watch(self.app, "service_state", self._show_state)
+
+    def _show_env(self, name: str) -> None:
+        self.query_one("#env-name", Label).update(f"env: {name}")
+        self.query_one("#sandbox-badge").display = self.app.env.embedded
 
     def _show_state(self, state: str) -> None:
         label = self.query_one("#service-state", Label)

@@ -1,0 +1,184 @@
+"""Shared helpers for the benchmarks: a served sandbox, machine facts, percentiles, tables.
+
+Benchmarks are scripts, not tests: run them with the project's interpreter from the
+repository root, e.g. ``.venv/bin/python benchmarks/bench_sandbox.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from tui_app.config import GROUP_PREFIXES
+
+PACKAGES = ("textual", "httpx", "pydantic", "pydantic-core", "fastapi", "starlette", "uvicorn")
+
+
+def group_urls(base: str) -> dict[str, str]:
+    """The client's per-group URLs under one base URL."""
+    return {group: base.rstrip("/") + prefix for group, prefix in GROUP_PREFIXES.items()}
+
+
+@dataclass
+class Served:
+    """A ``producer-tui sandbox serve`` process on a loopback port."""
+
+    url: str
+    process: subprocess.Popen
+    ready_s: float
+    """Seconds from launch to the URL line (interpreter start, imports and seeding)."""
+
+    def cpu_seconds(self) -> float | None:
+        """User + system CPU the server has used so far (Linux only)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def served_sandbox(db: Path, *args: str) -> Iterator[Served]:
+    """Start the sandbox on a free loopback port with database ``db``; stop it on exit."""
+    command = [
+        sys.executable,
+        "-m",
+        "tui_app",
+        "sandbox",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        *args,
+    ]
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        line = process.stdout.readline()
+        if "http://" not in line:
+            process.kill()
+            raise RuntimeError(f"the sandbox did not start: {line}{process.stderr.read()}")
+        url = line.split("at ", 1)[1].split()[0]
+        yield Served(url, process, time.perf_counter() - start)
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def machine_facts() -> dict[str, Any]:
+    """Cores, CPU model, Python and the versions of the libraries that matter here."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "cores": os.cpu_count(),
+        "usable_cores": usable,
+        "cpu": cpu,
+        "platform": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "sqlite": sqlite3.sqlite_version,
+        "load_1min": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        "packages": versions,
+    }
+
+
+def describe_machine(facts: dict[str, Any]) -> str:
+    packages = ", ".join(f"{k} {v}" for k, v in facts["packages"].items() if v)
+    load = facts["load_1min"]
+    return (
+        f"machine: {facts['usable_cores']} of {facts['cores']} cores, {facts['cpu']}; "
+        f"{facts['python']} on {facts['platform']}; SQLite {facts['sqlite']}; "
+        f"load {'n/a' if load is None else f'{load:.1f}'} (1 min) before the run\n"
+        f"packages: {packages}"
+    )
+
+
+def percentile(sorted_values: Sequence[float], p: float) -> float:
+    """The p-th percentile (0-100) by linear interpolation of already sorted values."""
+    if not sorted_values:
+        return float("nan")
+    k = (len(sorted_values) - 1) * p / 100
+    low = int(k)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (k - low)
+
+
+def latency_summary(seconds: Sequence[float], wall: float | None = None) -> dict[str, float]:
+    """n, p50/p95/p99/max in milliseconds and, given the wall time, requests per second."""
+    ms = sorted(s * 1000 for s in seconds)
+    summary = {
+        "n": len(ms),
+        "p50_ms": percentile(ms, 50),
+        "p95_ms": percentile(ms, 95),
+        "p99_ms": percentile(ms, 99),
+        "max_ms": ms[-1] if ms else float("nan"),
+    }
+    if wall is not None:
+        summary["req_per_s"] = len(ms) / wall if wall > 0 else float("nan")
+    return summary
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain text table: first column left-aligned, the others right-aligned."""
+
+    def cell(value: Any) -> str:
+        if isinstance(value, float):
+            return f"{value:,.1f}"
+        if isinstance(value, int):
+            return f"{value:,}"
+        return str(value)
+
+    cells = [[cell(v) for v in row] for row in rows]
+    widths = [max(len(str(h)), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        parts = [
+            v.ljust(w) if i == 0 else v.rjust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(list(headers)), rule, *(line(r) for r in cells)])
+
+
+def write_json(path: Path, results: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,245 @@
+"""Pilot tests of order entry and tracking against the embedded sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from functools import partial
+
+import pytest
+from textual.widgets import DataTable, Input, Select, Static
+
+from tui_app.client import factory
+from tui_app.tracking import OrderBook
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.screens.orders import OrdersScreen
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def quick_orders(monkeypatch):
+    """Orders move a stage every 0.3 s instead of 3 s, so a test can watch them finish."""
+    monkeypatch.setattr(factory, "start_embedded_sandbox",
+                        partial(factory.start_embedded_sandbox, step_seconds=0.3))
+
+
+async def settle(app, pilot) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_orders(app, pilot) -> OrdersScreen:
+    await settle(app, pilot)
+    await app.switch_mode("orders")
+    await settle(app, pilot)
+    assert isinstance(app.screen, OrdersScreen)
+    return app.screen
+
+
+async def fill(pilot, app, values: dict[str, str]) -> None:
+    """Fill inputs (as a paste does: one change per field) and pick select values."""
+    for path, value in values.items():
+        app.screen.query_one("#f-" + path.replace(".", "--")).value = value
+    await pilot.pause()
+
+
+APPOINTMENT = {
+    "tlq.juris": "CA", "tlq.lType": "M", "tlq.clientOrderNum": "APP1", "tlq.userId": "lic01",
+    "tlq.filingMode": "E", "data.firstName": "Avery", "data.lastName": "Sample",
+    "data.taxId": "000121234", "data.niprNoReq": "19000001",
+}
+
+
+def error_text(app, path: str) -> str:
+    return str(app.screen.query_one(f"#f-{path.replace('.', '--')}-error", Static).render())
+
+
+async def test_out_of_bounds_value_shows_at_once_and_blocks_submit(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await fill(pilot, app, APPOINTMENT)
+        await pilot.click("#f-tlq--juris")
+        await pilot.press("end", "L")  # typed, key by key: the error shows at once
+        assert error_text(app, "tlq.juris") == "✗ must be exactly 2 characters, not 3"
+        await fill(pilot, app, {"data.taxId": "1234"})
+        assert "at least 9 characters" in error_text(app, "data.taxId")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert app.focused.id == "f-tlq--juris"  # the first bad field
+        assert OrderBook().orders("sandbox") == []
+        assert "press F5" in str(screen.query_one("#order-result").render())
+
+
+async def test_sponsoring_company_needs_fein_and_naic(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_orders(app, pilot)
+        await fill(pilot, app, {**APPOINTMENT, "data.sponsoringCompany": "Acme Life"})
+        rule = "✗ is required when sponsoringCompany is given"
+        assert error_text(app, "data.feinNumber") == rule
+        assert error_text(app, "data.naicNum") == rule
+        await fill(pilot, app, {"data.feinNumber": "123456789", "data.naicNum": "12345"})
+        assert error_text(app, "data.feinNumber") == ""
+        assert error_text(app, "data.naicNum") == ""
+
+
+async def wait_final(app, pilot, screen: OrdersScreen, num: str) -> list[str]:
+    """Watch the tracking list until ``num`` is final; the statuses seen, in order."""
+    screen.action_tab("tracking")
+    seen: list[str] = []
+    for _ in range(80):
+        await asyncio.sleep(0.1)
+        await pilot.pause()
+        [order] = [o for o in OrderBook().orders("sandbox") if o.client_order_num == num]
+        if not seen or seen[-1] != order.status:
+            seen.append(order.status)
+        if order.final:
+            return seen
+    raise AssertionError(f"{num} never became final: {seen}")
+
+
+async def test_appointment_and_termination_are_filed_and_followed_to_the_end(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await fill(pilot, app, APPOINTMENT)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        result = str(screen.query_one("#order-result").render())
+        assert "Order APP1" in result and "Status: RECEIVED" in result
+        assert "000121234" not in result  # the tax id stays masked
+        seen = await wait_final(app, pilot, screen, "APP1")
+        assert seen[0] in ("RECEIVED", "VALIDATING") and len(seen) >= 2
+        table = screen.query_one("#tracked", DataTable)
+        assert table.get_row_at(0)[0].plain == "APP1"
+
+        screen.action_tab("file")
+        app.screen.query_one("#ftype", Select).value = "T"
+        await settle(app, pilot)
+        order = [i.id for i in screen.form.query(Input)]
+        # Termination fields come first; appointment-only ones move under "more fields".
+        assert order.index("f-data--trm") < order.index("f-data--sponsoringCompany")
+        await fill(pilot, app, {"tlq.clientOrderNum": "TERM1", "data.trm": "NFC",
+                                "data.termReasonText": "Not for cause"})
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert (await wait_final(app, pilot, screen, "TERM1"))[-1] in (
+            "APPROVED", "DENIED", "REJECTED")
+        nums = {o.client_order_num: o.ftype for o in OrderBook().orders("sandbox")}
+        assert nums == {"APP1": "A", "TERM1": "T"}
+
+
+async def test_resubmitting_an_order_number_asks_before_updating(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        # A paper filing waits at PENDING_PAPER, so it can still be updated.
+        await fill(pilot, app, {**APPOINTMENT, "tlq.clientOrderNum": "UPD1",
+                                "tlq.filingMode": "P"})
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await fill(pilot, app, {"data.middleName": "Q"})
+        await pilot.press("f5")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert any("was not changed" in n.message for n in app._notifications)
+        await pilot.press("f5")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(app, pilot)
+        result = str(screen.query_one("#order-result").render())
+        assert "updated an existing order" in result
+
+
+async def test_server_side_rejection_lands_on_the_field(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        from tui_app.contract.errors import FieldError
+
+        screen.form.show_errors([FieldError("data.naicNum", "unknown NAIC company code")])
+        await pilot.pause()
+        assert error_text(app, "data.naicNum") == "✗ unknown NAIC company code"
+
+
+@pytest.mark.parametrize("suffix", [".json", ".xml"])
+async def test_a_draft_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
+    draft = tmp_path / f"draft{suffix}"
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        app.screen.query_one("#ptype", Select).value = "A"
+        await settle(app, pilot)
+        partial_order = {"tlq.juris": "TX", "tlq.clientOrderNum": "DRAFT1",
+                         "data.firmName": "Sample Risk Partners LLC", "data.loa": "Life, Casualty"}
+        await fill(pilot, app, partial_order)
+        before = screen.form.data()
+        await pilot.press("f6")
+        await pilot.pause()
+        assert isinstance(app.screen, PathScreen)
+        box = app.screen.query_one(Input)
+        box.value = str(draft)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert draft.exists()
+        if suffix == ".json":
+            assert json.loads(draft.read_text())["data"]["loa"] == ["Life", "Casualty"]
+        await app.switch_mode("search")
+        await app.switch_mode("orders")
+        app.screen.query_one("#ptype", Select).value = "I"
+        await fill(pilot, app, {"tlq.juris": "NY"})
+        await pilot.press("f7")
+        await pilot.pause()
+        app.screen.query_one(Input).value = str(draft)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert screen.form.data() == before
+        assert app.screen.query_one("#ptype", Select).value == "A"
+
+
+async def test_appoint_from_a_record_prefills_the_form(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.open_record("agent", 19000001)
+        await settle(app, pilot)
+        await pilot.press("a")
+        await settle(app, pilot)
+        assert app.current_mode == "orders"
+        data = app.screen.form.data()
+        assert data["tlq"] == {"pType": "I", "fType": "A", "juris": "CA"}
+        assert data["data"]["taxId"] == "000121234"
+        assert data["data"]["niprNoReq"] == "19000001"
+        tax = app.screen.query_one("#f-data--taxId", Input)
+        assert tax.password  # masked on screen until revealed
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert not tax.password
+
+
+async def test_lookup_of_any_order_by_number(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        client = await app.client()
+        await client.submit_order({
+            "tlq": {"juris": "TX", "pType": "I", "fType": "A", "lType": "M",
+                    "clientOrderNum": "ELSEWHERE1", "userId": "other", "filingMode": "E"},
+            "data": {"firstName": "Kim", "lastName": "Lee", "taxId": "000450001"}})
+        screen.action_tab("tracking")
+        await pilot.pause()
+        await pilot.click("#lookup")
+        await pilot.press(*"ELSEWHERE1", "enter")
+        await settle(app, pilot)
+        assert "Order ELSEWHERE1" in str(screen.query_one("#tracked-detail").render())
+        await pilot.click("#lookup")
+        screen.query_one("#lookup", Input).value = ""
+        await pilot.press(*"NOPE", "enter")
+        await settle(app, pilot)
+        assert "no order" in str(screen.query_one("#tracked-detail").render()).lower()

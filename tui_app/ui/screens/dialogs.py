@@ -1,0 +1,68 @@
+"""Small modal dialogs: a yes/no question and a file path prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask a question; y/Enter answers yes, n/Esc no."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, question: str, yes: str = "Yes") -> None:
+        super().__init__()
+        self.question = question
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question, classes="dialog-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.yes} (y)", id="yes", variant="warning")
+                yield Button("No (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class PathScreen(ModalScreen[Path | None]):
+    """Ask for a file path; Enter accepts, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="path.cancel")]
+
+    def __init__(self, title: str, default: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-text")
+            yield Input(self.default, id="path-input", placeholder="path/to/file")
+            yield Static("Enter accepts, Esc cancels.", classes="hint")
+
+    @on(Input.Submitted)
+    def _accept(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        self.dismiss(Path(text).expanduser() if text else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,337 @@
+"""Orders: file appointments and terminations in a form validated as typed, and follow
+every order filed from this machine until it reaches a final status."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import (
+    Button,
+    DataTable,
+    Input,
+    Label,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+
+from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
+from tui_app.contract.order import Order, OrderResponse
+from tui_app.pii import mask_tree
+from tui_app.tracking import OrderBook
+from tui_app.ui.screens.base import AreaScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.widgets.model_form import ModelForm
+
+PRODUCER_TYPES = [("Individual", "I"), ("Agency", "A")]
+FILING_TYPES = [("Appointment", "A"), ("Termination", "T")]
+REFRESH_EVERY = 2.0
+TLQ_FIRST = ["juris", "lType", "clientOrderNum", "userId", "filingMode"]
+
+
+def order_layout(ptype: str, ftype: str) -> dict[str, list[str]]:
+    """The fields a filing needs most, first: agency fields for agencies, termination
+    fields for terminations. Every other field follows under "more fields"."""
+    if ptype == "A":
+        who = ["firmName", "residentStateText", "officerTitle", "firstName", "lastName",
+               "taxId", "niprNoReq"]
+    else:
+        who = ["firstName", "middleName", "lastName", "taxId", "dateOfBirth", "niprNoReq",
+               "residentStateYN"]
+    if ftype == "T":
+        what = ["trm", "termReasonText", "termCauseYN", "dateEffective", "loa"]
+    else:
+        what = ["dateEffective", "loa", "sponsoringCompany", "feinNumber", "naicNum"]
+    return {"tlq": TLQ_FIRST, "data": who + what}
+
+
+def render_order(response: OrderResponse, reveal: bool) -> Text:
+    """An order response in words: status, fees, processing notes and the data filed."""
+    info = response.order
+    d = info.orderDetails
+    text = Text()
+    text.append(f"Order {d.clientOrderNum}", style="bold")
+    if d.orderNum:
+        text.append(f"  (service number {d.orderNum})")
+    text.append(f"\nStatus: {d.status}", style="bold")
+    text.append(" — final" if d.final else " — in progress")
+    if d.statusDate:
+        text.append(f"  since {d.statusDate}")
+    if d.updated:
+        text.append("\nThis submission updated an existing order.")
+    if d.message:
+        text.append(f"\n{d.message}")
+    if d.fees:
+        text.append("\n\nFees\n", style="bold")
+        for fee in d.fees:
+            text.append(f"  {fee.state or '':3} {fee.description or '':40} ${fee.amount:8.2f}\n")
+        text.append(f"  {'total':44} ${d.totalFee:8.2f}\n")
+    if d.notes:
+        text.append("\nProcessing notes\n", style="bold")
+        for note in d.notes:
+            text.append(f"  {note.at or '':26} {note.stage or '':12} {note.text}\n")
+    if info.itemDetails:
+        text.append("\nAs filed\n", style="bold")
+        for key, value in mask_tree(info.itemDetails, reveal).items():
+            shown = json.dumps(value) if isinstance(value, dict | list) else value
+            text.append(f"  {key:>24}  {shown}\n")
+    return text
+
+
+class OrdersScreen(AreaScreen):
+    AREA = "Orders"
+    BINDINGS = [
+        Binding("f5", "submit", "Submit", id="orders.submit"),
+        Binding("f6", "save_draft", "Save draft", id="orders.save_draft"),
+        Binding("f7", "load_draft", "Load draft", id="orders.load_draft"),
+        Binding("f8", "tab('file')", "Form", id="orders.form"),
+        Binding("f9", "tab('tracking')", "Tracking", id="orders.tracking"),
+        Binding("f10", "refresh", "Refresh", id="orders.refresh"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.book = OrderBook()
+        self.ptype, self.ftype = "I", "A"
+
+    def compose_body(self) -> ComposeResult:
+        with TabbedContent(id="order-tabs", initial="file"):
+            with TabPane("File an order", id="file"):
+                with Horizontal(id="order-top"):
+                    with Vertical(classes="picker"):
+                        yield Label("Producer type")
+                        yield Select(PRODUCER_TYPES, value="I", allow_blank=False, id="ptype")
+                    with Vertical(classes="picker"):
+                        yield Label("Filing type")
+                        yield Select(FILING_TYPES, value="A", allow_blank=False, id="ftype")
+                    yield Button("Submit  F5", id="submit", variant="primary")
+                    yield Button("Save draft  F6", id="save-draft")
+                    yield Button("Load draft  F7", id="load-draft")
+                with Horizontal(id="order-main"):
+                    yield Vertical(id="order-form-box")
+                    with VerticalScroll(id="order-result-box"):
+                        yield Static("Fill the order and press F5 to submit.",
+                                     id="order-result")
+            with TabPane("Tracking", id="tracking"):
+                yield Input(placeholder="look up any order by its client order number ⏎",
+                            id="lookup")
+                yield DataTable(id="tracked", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="tracked-detail-box"):
+                    yield Static("Select an order to see its notes and fees.",
+                                 id="tracked-detail")
+
+    async def on_mount(self) -> None:
+        table = self.query_one("#tracked", DataTable)
+        table.add_columns("Order", "Status", "State", "Filing", "Producer", "Applicant",
+                          "Fees", "Last checked")
+        await self._rebuild_form()
+        self.set_interval(REFRESH_EVERY, self._tick)
+        self._fill_tracking()
+
+    # --- the form ---
+
+    @property
+    def form(self) -> ModelForm:
+        return self.query_one("#order-form", ModelForm)
+
+    async def _rebuild_form(self, values: dict[str, Any] | None = None) -> None:
+        box = self.query_one("#order-form-box")
+        old = box.query(ModelForm)
+        kept = values if values is not None else (old.first().data() if old else {})
+        form = ModelForm(
+            Order,
+            layout=order_layout(self.ptype, self.ftype),
+            open_groups={"tlq", "data"},
+            exclude={"tlq.pType", "tlq.fType"},
+            fixed={"tlq.pType": self.ptype, "tlq.fType": self.ftype},
+            id="order-form",
+        )
+        await old.remove()
+        await box.mount(form)
+        form.load(kept)
+
+    @on(Select.Changed, "#ptype")
+    @on(Select.Changed, "#ftype")
+    async def _filing_changed(self) -> None:
+        ptype = str(self.query_one("#ptype", Select).value)
+        ftype = str(self.query_one("#ftype", Select).value)
+        if (ptype, ftype) != (self.ptype, self.ftype):
+            self.ptype, self.ftype = ptype, ftype
+            await self._rebuild_form()
+
+    async def prefill(self, values: dict[str, Any]) -> None:
+        """Open the form filled with ``values`` (an order's ``tlq`` and ``data``)."""
+        tlq = values.get("tlq", {})
+        self.ptype, self.ftype = tlq.get("pType", "I"), tlq.get("fType", "A")
+        for selector, value in (("#ptype", self.ptype), ("#ftype", self.ftype)):
+            select = self.query_one(selector, Select)
+            with select.prevent(Select.Changed):
+                select.value = value
+        self.query_one("#order-tabs", TabbedContent).active = "file"
+        await self._rebuild_form(values)
+        self.form.focus_first_error()
+
+    # --- submitting ---
+
+    @on(Button.Pressed, "#submit")
+    def action_submit(self) -> None:
+        order = self.form.result()
+        if order is None:
+            self.form.focus_first_error()
+            self.notify("The order is not valid yet: correct the fields marked ✗.",
+                        severity="warning")
+            return
+        self.submit_order(order)
+
+    @work(exclusive=True, group="order-submit")
+    async def submit_order(self, order: Order) -> None:
+        num = order.tlq.clientOrderNum
+        try:
+            client = await self.app.client()
+            if await self._exists(client, num):
+                update = await self.app.push_screen_wait(ConfirmScreen(
+                    f"Order {num} already exists. Submitting it again UPDATES that order "
+                    "with what this form says. Update it?", yes="Update"))
+                if not update:
+                    self.notify(f"Order {num} was not changed.")
+                    return
+            response = await client.submit_order(order)
+        except (InvalidInput, Rejected) as exc:
+            self.form.show_errors(exc.errors)
+            self.form.focus_first_error()
+            self.notify(exc.message, title="Order refused", severity="error")
+            return
+        except ClientError as exc:
+            self.notify(exc.message, title="Order not sent", severity="error")
+            return
+        self.book.record(self.app.env_name, response)
+        self.query_one("#order-result", Static).update(
+            render_order(response, self.app.reveal_pii))
+        self._fill_tracking()
+        details = response.order.orderDetails
+        verb = "updated" if details.updated else "filed"
+        self.notify(f"Order {num} {verb}: {details.status}")
+
+    async def _exists(self, client, num: str) -> bool:
+        if self.book.knows(self.app.env_name, num):
+            return True
+        try:
+            await client.order_status(num)
+        except NotFound:
+            return False
+        return True
+
+    # --- drafts ---
+
+    @on(Button.Pressed, "#save-draft")
+    @work(group="draft")
+    async def action_save_draft(self) -> None:
+        path = await self.app.push_screen_wait(
+            PathScreen("Save the draft as (.json or .xml)", "order-draft.json"))
+        if path is None:
+            return
+        data = self.form.data()
+        try:
+            if path.suffix.lower() == ".xml":
+                from tui_app.wire.xml import dump_xml_dict
+
+                path.write_bytes(dump_xml_dict("Order", data))
+            else:
+                path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            self.notify(f"Cannot save {path}: {exc}", severity="error")
+            return
+        self.notify(f"Draft saved to {path}")
+
+    @on(Button.Pressed, "#load-draft")
+    @work(group="draft")
+    async def action_load_draft(self) -> None:
+        path = await self.app.push_screen_wait(
+            PathScreen("Load a draft (.json or .xml)", "order-draft.json"))
+        if path is None:
+            return
+        try:
+            if path.suffix.lower() == ".xml":
+                from tui_app.wire.xml import load_xml_data
+
+                values = load_xml_data(path.read_bytes(), Order, "Order")
+            else:
+                values = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(values, dict):
+                raise ValueError("a draft is an object with tlq and data")
+        except (OSError, ValueError) as exc:
+            self.notify(f"Cannot load {path}: {exc}", severity="error")
+            return
+        await self.prefill(values)
+        self.notify(f"Draft loaded from {path}")
+
+    # --- tracking ---
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one("#order-tabs", TabbedContent).active = tab
+
+    def action_refresh(self) -> None:
+        self.refresh_tracking()
+
+    def _tick(self) -> None:
+        if self.query_one("#order-tabs", TabbedContent).active == "tracking":
+            self.refresh_tracking()
+
+    @work(exclusive=True, group="tracking")
+    async def refresh_tracking(self) -> None:
+        """Ask the service for every order not yet final (only while the list is open)."""
+        env = self.app.env_name
+        pending = [o for o in self.book.orders(env) if not o.final]
+        if not pending:
+            return
+        try:
+            client = await self.app.client()
+            for order in pending:
+                self.book.update(env, await client.order_status(order.client_order_num))
+        except ClientError as exc:
+            self.app.service_state = f"○ {exc.message}"
+        self._fill_tracking()
+
+    def _fill_tracking(self) -> None:
+        table = self.query_one("#tracked", DataTable)
+        selected = table.cursor_row
+        table.clear()
+        for o in self.book.orders(self.app.env_name):
+            status = Text(o.status, style="bold" if o.final else "")
+            table.add_row(
+                Text(o.client_order_num), status, Text(o.juris),
+                Text("termination" if o.ftype == "T" else "appointment"),
+                Text("agency" if o.ptype == "A" else "individual"), Text(o.applicant),
+                Text(f"${o.total_fee:.2f}"), Text(o.checked_at), key=o.client_order_num)
+        if table.row_count:
+            table.move_cursor(row=min(selected, table.row_count - 1))
+
+    @on(DataTable.RowSelected, "#tracked")
+    def _open_tracked(self, event: DataTable.RowSelected) -> None:
+        self.look_up(str(event.row_key.value))
+
+    @on(Input.Submitted, "#lookup")
+    def _lookup(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.look_up(event.value.strip())
+
+    @work(exclusive=True, group="lookup")
+    async def look_up(self, num: str) -> None:
+        detail = self.query_one("#tracked-detail", Static)
+        try:
+            client = await self.app.client()
+            response = await client.order_status(num)
+        except ClientError as exc:
+            detail.update(Text(f"Order {num}: {exc.message}"))
+            return
+        if self.book.knows(self.app.env_name, num):
+            self.book.update(self.app.env_name, response)
+            self._fill_tracking()
+        detail.update(render_order(response, self.app.reveal_pii))
