@@ -23,11 +23,14 @@ Scene = Callable[[Pilot], Awaitable[None]]
 
 
 async def settle(pilot: Pilot) -> None:
-    """Wait for the app's work to finish, and hide the live latency figure."""
+    """Wait for the app's work to finish; hide what changes from run to run (the live
+    latency figure, a blinking cursor)."""
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     pilot.app.service_state = "● online"
+    for widget in pilot.app.screen.query("Input, TextArea"):
+        widget.cursor_blink = False
     await pilot.pause()
 
 
