@@ -22,6 +22,12 @@ CORE = [
     "tui_app.client.registry",
     "tui_app.client.factory",
     "tui_app.sandbox.app",
+    "tui_app.bulk.pipeline",
+    "tui_app.bulk.cli",
+    "tui_app.tracking",
+    "tui_app.prefill",
+    "tui_app.standing",
+    "tui_app.pii",
 ]
 
 
@@ -44,6 +50,11 @@ def test_package_init_imports_nothing_heavy():
     loaded = _modules_after_import("tui_app")
     heavy = {"pydantic", "httpx", "fastapi", "defusedxml", "sqlite3"}
     assert not heavy & {m.split(".")[0] for m in loaded}
+
+
+def test_the_app_module_loads_no_client_before_the_first_frame():
+    loaded = _modules_after_import("tui_app.ui.app")
+    assert not {"httpx", "tui_app.client.registry", "tui_app.contract.profile"} & loaded
 
 
 def test_client_does_not_load_the_sandbox_or_fastapi():

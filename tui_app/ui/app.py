@@ -5,9 +5,11 @@ Esc backs out within an area); the connection to the service opens after the fir
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Iterable
 from datetime import date
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -16,12 +18,14 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from tui_app.client.errors import ClientError
-from tui_app.client.factory import Connection, connect
-from tui_app.client.registry import RegistryClient
 from tui_app.config import Config, ConfigError, Environment, save_config
 from tui_app.ui.screens.coming import ComingScreen
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.themes import load_themes
+
+if TYPE_CHECKING:  # the client (httpx, every contract module) loads after the first frame
+    from tui_app.client.factory import Connection
+    from tui_app.client.registry import RegistryClient
 
 AREAS = {
     "search": ("1", "Search"),
@@ -96,21 +100,32 @@ class ProducerApp(App[None]):
         self._connected = asyncio.Event()
         self._connect_error: Exception | None = None
         self.reveal_pii = not config.mask_pii
+        # Themes are in place before the first frame, so it is styled once.
+        self._theme_problems: list[str] = []
+        for theme in load_themes(self._theme_problems.append):
+            self.register_theme(theme)
+        if config.theme and config.theme in self.available_themes:
+            self.theme = config.theme
+        elif "producer-dark" in self.available_themes:
+            self.theme = "producer-dark"
 
     # --- start-up ---
 
     def on_mount(self) -> None:
-        for theme in load_themes(self.notify_problem):
-            self.register_theme(theme)
-        if self.config.theme and self.config.theme in self.available_themes:
-            self.theme = self.config.theme
-        elif "producer-dark" in self.available_themes:
-            self.theme = "producer-dark"
+        for problem in self._theme_problems:
+            self.notify_problem(problem)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._apply_keymap()
         # Nothing touches the network (or the sandbox) before the first frame.
-        self.call_after_refresh(self.open_connection)
+        self.call_after_refresh(self._after_first_frame)
         self.set_interval(HEALTH_EVERY, self.check_health)
+
+    def _after_first_frame(self) -> None:
+        # The CLI turns the garbage collector off while the app starts (it only finds
+        # start-up objects that live on); freezing them keeps later collections short.
+        gc.enable()
+        gc.freeze()
+        self.open_connection()
 
     def _apply_keymap(self) -> None:
         if self.config.keys:
@@ -121,6 +136,8 @@ class ProducerApp(App[None]):
         self._connected.clear()
         self._connect_error = None
         self.service_state = "… starting the sandbox" if self.env.embedded else "… connecting"
+        from tui_app.client.factory import connect
+
         try:
             self.connection = await connect(self.env, today=self.fixed_today)
         except (ConfigError, ClientError, OSError) as exc:

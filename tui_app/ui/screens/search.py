@@ -66,16 +66,15 @@ class SearchScreen(AreaScreen):
                     yield Button("Open", id="open-npn")
         with Horizontal(id="search-main"):
             with Vertical(id="form-column"):
-                yield Container(id="form-box")
+                yield Container(self._form(SearchKind.NAME), id="form-box")
                 yield Button("Search  ⏎", id="run-search", variant="primary")
             with Vertical(id="results-column"):
                 yield Input(placeholder="filter the rows in view (Esc clears)", id="filter")
                 yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
                 yield Static("Fill the fields and press Enter to search.", id="result-info")
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
         self.query_one("#filter").display = False
-        await self._set_kind("agent")
 
     # --- the form follows the kind and the SearchType ---
 
@@ -91,21 +90,24 @@ class SearchScreen(AreaScreen):
             select.value = kinds[0].value
         await self._rebuild_form()
 
-    async def _rebuild_form(self) -> None:
-        box = self.query_one("#form-box")
-        old = box.query(ModelForm)
-        kept = old.first().data() if old else {}
+    def _form(self, kind: SearchKind) -> ModelForm:
+        """The fields a search of this kind evaluates, the required ones marked."""
         model = self._model()
-        kind = SearchKind(self.query_one("#search-type", Select).value)
-        form = ModelForm(
+        return ModelForm(
             model,
             fields=model.fields_for(kind),
             required=model.required_when.get(kind, ()),
             fixed={"SearchType": kind.value},
             id="search-form",
         )
+
+    async def _rebuild_form(self) -> None:
+        """A new form for the chosen kind and type, keeping the values both share."""
+        old = self.query_one(ModelForm)
+        kept = old.data()
+        form = self._form(SearchKind(self.query_one("#search-type", Select).value))
         await old.remove()
-        await box.mount(form)
+        await self.query_one("#form-box").mount(form)
         form.load({k: v for k, v in kept.items() if k in form.inputs})
 
     @on(RadioSet.Changed, "#kind")

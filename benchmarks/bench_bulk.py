@@ -1,0 +1,225 @@
+"""Bulk pipeline benchmark: records/s and peak memory, end to end and for validation alone.
+
+1. Writes ``--records`` synthetic agent records (bulk envelopes, distinct ProfileKey
+   ``BULK-n`` and SSN ``9xxxxxxxx``) to an NDJSON file in a temporary folder.
+2. **Validation alone**: a child process streams the file through the pipeline's line
+   check (``tui_app.bulk.source.check``: JSON parse plus contract validation), nothing
+   recorded or sent.
+3. **End to end**: a ``producer-tui sandbox serve`` process on a free loopback port (fresh
+   database, a registry of 300 agents so it starts fast), and a child process that runs
+   ``create_job`` + ``run_job`` against it with ``--concurrency`` requests in flight and a
+   fresh journal: validated, journaled, sent in requests of 100, polled to COMPLETE. Every
+   record must succeed, or the script exits 1.
+
+Each phase runs in its own process, so its peak RSS (``ru_maxrss``) is its own; the RSS
+after imports is shown beside it, the difference being what the work itself held.
+
+    .venv/bin/python benchmarks/bench_bulk.py [--records 100000] [--concurrency 4]
+        [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import describe_machine, group_urls, machine_facts, served_sandbox, table, write_json
+
+FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken")
+LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson")
+
+
+def write_records(path: Path, count: int, seed: int = 7) -> None:
+    """``count`` valid agent envelopes of about 1 KB each, one per line."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as file:
+        for n in range(count):
+            first, last = rng.choice(FIRST), rng.choice(LAST)
+            address = {"streetAddress1": f"{100 + n % 900} Market St", "city": "Austin",
+                       "state": "TX", "zip": "73301", "country": "US"}  # fmt: skip
+            record = {
+                "profileKey": f"BULK-{n:07d}",
+                "ssn": f"9{n:08d}",
+                "businessAddress": address,
+                "mailingAddress": {**address, "streetAddress2": "Suite 5"},
+                "contact": {
+                    "businessEmailAddress": f"agent{n}@example.test",
+                    "businessPhoneNumber": "5125550100",
+                },  # fmt: skip
+                "demographic": {
+                    "empStatus": "7040",
+                    "firstName": first,
+                    "lastName": last,
+                    "dateOfBirth": "1980-01-01T00:00:00Z",
+                    "residentState": "TX",
+                    "costCenter": f"CC{n % 50:02d}",
+                    "gender": "U",
+                    "jobTitle": "Agent",
+                    "branchLocation": "Austin",
+                },  # fmt: skip
+                "hierarchy": {"hierarchyCode": "H1", "manager1": "Morgan Lane"},
+            }
+            ref = f"00000000-0000-4000-8000-{n:012d}"
+            file.write(json.dumps({"clientRefId": ref, "data": {"agent": record}}) + "\n")
+
+
+def max_rss_mib() -> float:
+    """Peak resident memory of this process (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
+
+
+def current_rss_mib() -> float:
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except OSError:
+        return float("nan")
+    return pages * resource.getpagesize() / (1024 * 1024)
+
+
+# --- the phases, each run in a child process ------------------------------------------
+
+
+def phase_validate(path: Path) -> dict[str, Any]:
+    from tui_app.bulk.source import check
+    from tui_app.wire.ndjson import read_lines
+
+    base = current_rss_mib()
+    cpu, start = time.process_time(), time.perf_counter()
+    valid = lines = 0
+    for line in read_lines(path):
+        lines += 1
+        valid += check(line)[0].valid
+    wall = time.perf_counter() - start
+    return {"lines": lines, "valid": valid, "seconds": wall, "rec_per_s": lines / wall,
+            "cpu_s": time.process_time() - cpu, "rss_after_imports_mib": base,
+            "peak_rss_mib": max_rss_mib()}  # fmt: skip
+
+
+def phase_pipeline(path: Path, url: str, concurrency: int, journal_db: Path) -> dict[str, Any]:
+    from tui_app.bulk.journal import Journal
+    from tui_app.bulk.pipeline import Settings, create_job, run_job
+    from tui_app.client.registry import RegistryClient
+
+    base = current_rss_mib()
+
+    async def run() -> Any:
+        # Generous timeout: on 2 cores a POST may wait behind the sandbox's bulk worker.
+        async with RegistryClient(group_urls(url), timeout=120) as client:
+            job = create_job(journal, path, "bench")
+            return await run_job(journal, job.id, client, Settings(concurrency=concurrency))
+
+    cpu, start = time.process_time(), time.perf_counter()
+    with Journal(journal_db) as journal:
+        job = asyncio.run(run())
+        wall = time.perf_counter() - start
+        c = job.counts
+        batches = journal.batch_states(job.id)
+    return {"state": job.state, "lines": c.lines, "completed": c.completed, "failed": c.failed,
+            "invalid": c.invalid, "requests": sum(v for k, v in batches.items() if k != "uncertain"),
+            "seconds": wall, "rec_per_s": c.lines / wall, "cpu_s": time.process_time() - cpu,
+            "rss_after_imports_mib": base, "peak_rss_mib": max_rss_mib(),
+            "journal_mib": journal_db.stat().st_size / (1024 * 1024)}  # fmt: skip
+
+
+def child(*args: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--phase", *args], capture_output=True, text=True
+    )
+    if out.returncode:
+        raise RuntimeError(f"the {args[0]} phase failed:\n{out.stderr}")
+    return json.loads(out.stdout)
+
+
+# --- the run ----------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    results: dict[str, Any] = {"machine": machine_facts(), "settings": vars(args) | {"json": None}}
+    with tempfile.TemporaryDirectory(prefix="bench-bulk-") as tmp:
+        data = Path(tmp) / "records.ndjson"
+        built = time.perf_counter()
+        write_records(data, args.records)
+        results["file"] = {"mib": data.stat().st_size / (1024 * 1024),
+                           "build_s": time.perf_counter() - built}  # fmt: skip
+        results["validate"] = child("validate", str(data))
+        with served_sandbox(Path(tmp) / "sandbox.db", "--size", "300") as server:
+            cpu0 = server.cpu_seconds()
+            results["pipeline"] = child(
+                "pipeline", str(data), server.url, str(args.concurrency), str(Path(tmp) / "j.db")
+            )
+            cpu1 = server.cpu_seconds()
+            results["server_cpu_s"] = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+    return results
+
+
+def report(results: dict[str, Any]) -> str:
+    v, p = results["validate"], results["pipeline"]
+    file = results["file"]
+    out = [
+        describe_machine(results["machine"]),
+        f"\n{v['lines']:,} agent records, {file['mib']:.1f} MiB of NDJSON; "
+        f"{results['settings']['concurrency']} requests in flight, 100 records a request",
+        table(
+            ("phase", "seconds", "records/s", "CPU s", "RSS after imports MiB", "peak RSS MiB"),
+            [
+                (
+                    "validation alone (stream + check)",
+                    v["seconds"],
+                    v["rec_per_s"],
+                    v["cpu_s"],
+                    v["rss_after_imports_mib"],
+                    v["peak_rss_mib"],
+                ),
+                (
+                    "end to end (validate, journal, send, poll)",
+                    p["seconds"],
+                    p["rec_per_s"],
+                    p["cpu_s"],
+                    p["rss_after_imports_mib"],
+                    p["peak_rss_mib"],
+                ),
+            ],
+        ),  # fmt: skip
+        f"end to end: {p['requests']:,} requests, job {p['state']}; {p['completed']:,} completed, "
+        f"{p['failed']:,} failed, {p['invalid']:,} invalid; journal {p['journal_mib']:.1f} MiB; "
+        "sandbox CPU "
+        + ("n/a" if results["server_cpu_s"] is None else f"{results['server_cpu_s']:.1f} s"),
+    ]
+    return "\n".join(out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--json", type=Path, help="also write every figure as JSON here")
+    parser.add_argument("--phase", nargs="+", help=argparse.SUPPRESS)  # a child's work
+    args = parser.parse_args()
+    if args.phase:
+        name, *rest = args.phase
+        if name == "validate":
+            found = phase_validate(Path(rest[0]))
+        else:
+            found = phase_pipeline(Path(rest[0]), rest[1], int(rest[2]), Path(rest[3]))
+        print(json.dumps(found))
+        return 0
+    results = run(args)
+    print(report(results))
+    if args.json:
+        write_json(args.json, results)
+    p = results["pipeline"]
+    return 0 if p["state"] == "DONE" and p["completed"] == args.records else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,307 @@
+"""``producer-tui bulk``: exit statuses, progress, reports, and a job that survives ``kill -9``
+and Ctrl-C, against the sandbox served on loopback."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from bulk_support import agent, agents, received, write_ndjson, write_served_config
+from sandbox_server import serve
+
+from tui_app.bulk.cli import _Progress
+from tui_app.bulk.journal import COMPLETED, DONE, INVALID, STOPPED, Journal, journal_path
+from tui_app.bulk.pipeline import create_job
+from tui_app.cli import main
+from tui_app.config import data_dir
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    """Slow enough (40 ms a request) that a run of a few hundred records can be cut short."""
+    db = tmp_path_factory.mktemp("cli-sandbox") / "sandbox.db"
+    with serve(db, "--latency-ms", "40") as server:
+        yield server, db
+
+
+@pytest.fixture
+def served(sandbox, config_file: Path):
+    """The config's active environment ("served") is the sandbox."""
+    server, db = sandbox
+    write_served_config(config_file, server.url)
+    return db
+
+
+def bulk(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["bulk", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cli(*args: str, **options) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui_app", "bulk", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options,
+    )  # fmt: skip
+
+
+def refs_of(path: Path) -> set[str]:
+    return {json.loads(line)["clientRefId"] for line in path.read_text().splitlines()}
+
+
+def test_the_bulk_modules_import_no_ui_library_nor_the_sandbox():
+    modules = ["tui_app.bulk." + m for m in ("source", "journal", "pipeline", "report", "cli")]
+    code = (f"import json, sys; import {', '.join(modules)}; "
+            "print(json.dumps(sorted(sys.modules)))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = json.loads(out.stdout)
+    assert set(modules) <= set(loaded)
+    assert [m for m in loaded if m.split(".")[0] in ("textual", "rich")] == []
+    assert not {"fastapi", "uvicorn", "tui_app.sandbox.app"} & set(loaded)  # loaded when used
+
+
+# --- exit statuses -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (None, "no such file"),
+        (b"", "is empty"),
+        ('{"a": "é"}\n'.encode("utf-16"), "is not UTF-8 text"),
+        ("folder", "is a folder"),
+    ],
+)
+def test_a_file_that_cannot_be_imported_exits_2(capsys, served, tmp_path, content, words):
+    path = tmp_path / "in.ndjson"
+    if content == "folder":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    code, out, err = bulk(capsys, "submit", str(path), "--wait")
+    assert (code, out) == (2, "")
+    assert err.startswith("producer-tui bulk: ") and words in err and "Traceback" not in err
+
+
+def test_bad_usage_and_config_problems_exit_2(capsys, served, config_file, tmp_path):
+    path = write_ndjson(tmp_path / "in.ndjson", agents("U", 1))
+    code, _, err = bulk(capsys, "submit", str(path), "--batch-size", "101")
+    assert code == 2 and "--batch-size must be between 1 and 100" in err
+    code, _, err = bulk(capsys, "submit", str(path), "--env", "nowhere")
+    assert code == 2 and "no environment named nowhere" in err
+    for args in (
+        ("status", "feedf00d"),
+        ("resume", "feedf00d"),
+        ("report", "feedf00d", "--out", "r"),
+    ):
+        code, _, err = bulk(capsys, *args)
+        assert code == 2 and "no bulk job 'feedf00d'" in err
+    with Journal() as journal:
+        job = create_job(journal, path, "served")
+    code, _, err = bulk(capsys, "resume", job.id, "--env", "other")
+    assert code == 2 and "was submitted to environment served, not other" in err
+    with pytest.raises(SystemExit) as usage:
+        main(["bulk", "submit"])
+    assert usage.value.code == 2
+    config_file.write_text('active = "served"\n[environments.served\n', encoding="utf-8")
+    code, _, err = bulk(capsys, "submit", str(path))
+    assert code == 2 and "invalid TOML" in err and "Traceback" not in err
+
+
+def test_every_record_succeeding_exits_0_with_plain_progress(capsys, served, tmp_path):
+    path = write_ndjson(tmp_path / "ok.ndjson", agents("OK", 150))
+    code, out, err = bulk(capsys, "submit", str(path), "--wait")
+    job_id = out.strip()
+    assert code == 0 and len(job_id) == 8
+    assert err.splitlines()[-1] == "sent 150/150, completed 150, failed 0, invalid 0"
+    with Journal() as journal:
+        assert journal.job(job_id).state == DONE and journal.batch_states(job_id)["DONE"] == 2
+    assert all(received(served)[ref] == 1 for ref in refs_of(path))
+
+    code, out, _ = bulk(capsys, "status")
+    header, row = out.splitlines()
+    assert header.split()[:3] == ["ID", "ENV", "STATE"] and row.split()[:5] == [
+        job_id, "served", DONE, "no", row.split()[4]]  # fmt: skip
+    code, out, _ = bulk(capsys, "status", job_id[:4])
+    assert code == 0 and f"job {job_id}: DONE (not running)" in out
+    assert "sent 150/150, completed 150" in out
+
+
+def test_invalid_lines_exit_1_and_the_report_lists_them(capsys, served, tmp_path):
+    bad = agent("BAD-2", 2)
+    del bad["demographic"]["lastName"]
+    path = write_ndjson(tmp_path / "mixed.ndjson", [*agents("MX", 2), bad, "nope"])
+    report = tmp_path / "out" / "report.csv"
+    report.parent.mkdir()
+    code, out, err = bulk(capsys, "submit", str(path), "--wait", "--report", str(report))
+    assert code == 1 and "invalid 2" in err
+    lines = report.read_text().splitlines()
+    assert lines[0] == "line,client_ref_id,profile_key,kind,outcome,retryable,attempts,errors"
+    assert lines[3] == "3,,BAD-2,agent,INVALID,no,0,demographic.lastName: is required"
+    assert lines[4].startswith("4,,,,INVALID,no,0,not valid JSON")
+    failed = report.parent / "failed.ndjson"
+    assert failed.read_text().splitlines() == path.read_text().splitlines()[2:]
+
+    job_id = out.strip()
+    other = tmp_path / "again.csv"
+    code, out, _ = bulk(capsys, "report", job_id, "--out", str(other),
+                        "--failed", str(tmp_path / "fix.ndjson"))  # fmt: skip
+    assert code == 0 and other.read_text() == report.read_text()
+    assert (tmp_path / "fix.ndjson").read_bytes() == failed.read_bytes()
+    assert "2 failed or invalid lines to fix" in out
+
+
+def test_a_file_of_only_invalid_lines_completes_all_invalid_and_exits_1(capsys, served, tmp_path):
+    path = write_ndjson(tmp_path / "bad.ndjson", ["{", '{"profileKey": "K"}', "[]"])
+    code, out, _ = bulk(capsys, "submit", str(path), "--wait")
+    assert code == 1
+    with Journal() as journal:
+        job = journal.job(out.strip())
+        assert job.state == DONE
+        assert [line.state for line in journal.lines(job.id)] == [INVALID] * 3
+
+
+def test_the_embedded_sandbox_works_too(capsys, tmp_path, seeded_sandbox_db):
+    data_dir().mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(seeded_sandbox_db, data_dir() / "sandbox-42.db")  # skips seeding
+    path = write_ndjson(tmp_path / "e.ndjson", agents("EMB", 5))
+    code, out, err = bulk(capsys, "submit", str(path), "--wait")
+    assert code == 0, err
+    assert err.splitlines()[-1] == "sent 5/5, completed 5, failed 0, invalid 0"
+
+
+def test_on_a_terminal_progress_is_one_redrawn_bar(served, tmp_path):
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    path = write_ndjson(tmp_path / "t.ndjson", agents("T", 4))
+    with Journal() as journal:
+        job = create_job(journal, path, "served")
+        screen = Terminal()
+        progress = _Progress(screen)
+        progress.update(job)
+        progress.end(journal.job(job.id))
+    drawn = screen.getvalue()
+    assert drawn.startswith("\r[") and drawn.count("\r") == 2 and drawn.endswith("\n")
+    assert "validating (0% of the file)" in drawn
+
+
+# --- surviving a crash, Ctrl-C and the background ----------------------------------------
+
+
+def wait_for(predicate, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def batches(job_id: str) -> dict[int, tuple[str, set[str]]]:
+    """Batch id -> (state, clientRefIds) for the job, read as another process would."""
+    with sqlite3.connect(f"file:{journal_path()}?mode=ro", uri=True) as conn:
+        rows = conn.execute(
+            "SELECT b.id, b.state, l.client_ref_id FROM batches b"
+            " JOIN lines l ON l.batch_id = b.id WHERE b.job_id = ?",
+            (job_id,),
+        ).fetchall()
+    found: dict[int, tuple[str, set[str]]] = {}
+    for batch_id, state, ref in rows:
+        found.setdefault(batch_id, (state, set()))[1].add(ref)
+    return found
+
+
+def refs_in(found: dict[int, tuple[str, set[str]]], *states: str) -> set[str]:
+    return {ref for state, refs in found.values() if state in states for ref in refs}
+
+
+def accepted_count(job_id: str) -> int:
+    if not journal_path().exists():
+        return 0
+    with sqlite3.connect(f"file:{journal_path()}?mode=ro", uri=True) as conn:
+        (n,) = conn.execute(
+            "SELECT COUNT(*) FROM batches WHERE job_id = ? AND state IN ('ACCEPTED', 'DONE')",
+            (job_id,),
+        ).fetchone()
+    return n
+
+
+def start_cut_short(path: Path) -> tuple[subprocess.Popen, str]:
+    run = cli("submit", str(path), "--wait", "--env", "served", "--batch-size", "20",
+              "--concurrency", "2")  # fmt: skip
+    job_id = run.stdout.readline().strip()
+    assert job_id, run.stderr.read()
+    wait_for(lambda: accepted_count(job_id) >= 4)
+    return run, job_id
+
+
+def test_a_run_killed_with_sigkill_resumes_without_sending_a_record_twice(served, tmp_path):
+    path = write_ndjson(tmp_path / "kill.ndjson", agents("KILL", 400))
+    run, job_id = start_cut_short(path)
+    run.kill()
+    run.wait()
+    at_kill = batches(job_id)
+    accepted = refs_in(at_kill, "ACCEPTED", "DONE")
+    uncertain = refs_in(at_kill, "POSTING")  # cut off mid-request: may have arrived
+    assert accepted and len(accepted) < 400
+
+    resumed = cli("resume", job_id, "--wait")
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    assert err.splitlines()[-1] == "sent 400/400, completed 400, failed 0, invalid 0"
+    with Journal() as journal:
+        assert {line.state for line in journal.lines(job_id)} == {COMPLETED}
+        posting = sum(state == "POSTING" for state, _ in at_kill.values())
+        assert journal.batch_states(job_id)["uncertain"] == posting
+    got = received(served)
+    refs = refs_of(path)
+    assert all(got[ref] >= 1 for ref in refs)  # none lost
+    assert all(got[ref] == 1 for ref in accepted)  # accepted batches were only polled
+    assert {ref for ref in refs if got[ref] > 1} <= uncertain
+
+
+def test_ctrl_c_stops_gracefully_and_says_how_to_resume(served, tmp_path):
+    path = write_ndjson(tmp_path / "int.ndjson", agents("INT", 400))
+    run, job_id = start_cut_short(path)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130
+    assert f"Resume it with: producer-tui bulk resume {job_id} --wait" in err
+    with Journal() as journal:
+        job = journal.job(job_id)
+        assert job.state == STOPPED and job.counts.completed < 400
+    assert not refs_in(batches(job_id), "POSTING")  # requests in flight were finished
+
+    resumed = cli("resume", job_id, "--wait")
+    _, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    got = received(served)
+    assert all(got[ref] == 1 for ref in refs_of(path))  # nothing twice, nothing lost
+
+
+def test_without_wait_the_job_runs_in_the_background(served, tmp_path):
+    path = write_ndjson(tmp_path / "bg.ndjson", agents("BG", 30))
+    report = tmp_path / "bg.csv"
+    run = cli("submit", str(path), "--report", str(report))
+    out, err = run.communicate(timeout=60)
+    job_id = out.strip()
+    assert run.returncode == 0 and "runs in the background" in err
+
+    def finished() -> bool:
+        with Journal() as journal:
+            return journal.job(job_id).state == DONE and not journal.is_running(job_id)
+
+    wait_for(finished)
+    assert len(report.read_text().splitlines()) == 31
+    log = (data_dir() / "bulk-logs" / f"{job_id}.log").read_text()
+    assert "sent 30/30, completed 30, failed 0, invalid 0" in log
+    assert os.path.exists(report.with_name("failed.ndjson"))

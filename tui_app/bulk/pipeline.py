@@ -1,0 +1,470 @@
+"""Run a bulk job: validate the file into the journal, send batches, poll, retry, resume.
+
+One run does everything that is left of a job, so starting, resuming and retrying are the
+same call (:func:`run_job`)::
+
+    job = create_job(journal, path, env_name)            # checks and fingerprints the file
+    job = await run_job(journal, job.id, client)         # returns when DONE or STOPPED
+
+Inside a run, validation streams the file in a worker thread, recording lines as it goes,
+while the event loop sends full batches as soon as they exist: memory stays constant
+whatever the file's size. Each batch is one task: POST it, then poll its bulkRequestId
+with a growing delay until it is COMPLETE, then record each record's result. At most
+``concurrency`` requests (POSTs and polls together) are in flight, and at most
+``4 × concurrency`` batches are between formation and result.
+
+Failures:
+
+- a record FAILED with ``retryable`` true goes back to be sent again in a later batch with
+  the same clientRefId, after a growing delay, until ``max_attempts`` results; a
+  non-retryable failure is final;
+- a request that fails as a whole (5xx, 429, a timeout, a lost connection, after the
+  client's own retries) is tried again with a growing delay; after ``request_attempts``
+  tries in a row the run stops, and the job is resumed later. A POST whose answer never
+  came is marked uncertain (see :mod:`tui_app.bulk.journal`);
+- a 400 that names bad lines fails those lines and sends the rest again; any other 4xx,
+  or refused credentials, stops the run with the service's message: it is not about the
+  records, and nothing is lost by stopping.
+
+Setting ``stop`` ends a run gracefully: no new POST starts, POSTs in flight finish and
+are recorded, polling stops (accepted batches are polled by the next run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_app.bulk.journal import (
+    BATCH_DONE,
+    COMPLETED,
+    DONE,
+    FAILED,
+    PENDING,
+    POLLING,
+    REJECTED,
+    SENDING,
+    STOPPED,
+    VALIDATING,
+    Batch,
+    BatchLine,
+    Job,
+    Journal,
+    LineUpdate,
+)
+from tui_app.bulk.source import SourceFile, check, inspect_file, verify_unchanged
+from tui_app.client.errors import (
+    AuthError,
+    BadResponse,
+    NotFound,
+    Rejected,
+    ServerError,
+    Unavailable,
+)
+from tui_app.client.registry import RegistryClient
+from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH, BulkItem, RequestItem
+from tui_app.wire.ndjson import read_lines
+
+SCAN_CHUNK = 500
+"""Lines validated per journal transaction."""
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Delays that grow by ``factor`` from ``first`` up to ``cap`` seconds."""
+
+    first: float
+    cap: float
+    factor: float = 2.0
+
+    def delay(self, attempt: int) -> float:
+        """The delay after the ``attempt``-th try (1-based)."""
+        return min(self.cap, self.first * self.factor ** (attempt - 1))
+
+    def delays(self) -> Iterator[float]:
+        return (self.delay(n) for n in itertools.count(1))
+
+
+@dataclass(frozen=True)
+class Settings:
+    concurrency: int = 4
+    """Requests in flight at once, POSTs and status polls together."""
+    max_attempts: int = 3
+    """Results a record may have while its failures are retryable."""
+    request_attempts: int = 5
+    """Tries of a request that keeps failing before the run stops (each try includes the
+    client's own retries of 429, 503 and connection failures)."""
+    retry: Backoff = Backoff(0.5, 5.0)
+    """Delays before a failed request or a retryable record is sent again."""
+    poll: Backoff = Backoff(0.2, 5.0, 1.5)
+    """Delays between status polls of one request."""
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1 or self.max_attempts < 1 or self.request_attempts < 1:
+            raise ValueError("concurrency and attempts must be at least 1")
+
+
+ProgressCallback = Callable[[Job], None]
+
+
+def create_job(
+    journal: Journal, path: Path, env: str, batch_size: int = MAX_RECOMMENDED_BATCH
+) -> Job:
+    """Record a new job for ``path`` on environment ``env``; run it with :func:`run_job`.
+    Raises :class:`~tui_app.bulk.source.SourceError` for a file that cannot be imported."""
+    if not 1 <= batch_size <= MAX_RECOMMENDED_BATCH:
+        raise ValueError(f"the batch size must be between 1 and {MAX_RECOMMENDED_BATCH}")
+    path = path.resolve()
+    return journal.create_job(env, path, inspect_file(path), batch_size)
+
+
+async def run_job(
+    journal: Journal,
+    job_id: str,
+    client: RegistryClient,
+    settings: Settings = Settings(),
+    *,
+    on_progress: ProgressCallback | None = None,
+    stop: asyncio.Event | None = None,
+) -> Job:
+    """Do all that is left of a job with ``client`` (which must talk to the job's
+    environment) and return the job as it ends: DONE, or STOPPED with a message.
+    ``on_progress`` is called on the event loop after each step. Raises
+    :class:`~tui_app.bulk.journal.JobBusy` if another process runs the job and
+    :class:`~tui_app.bulk.source.SourceChanged` if its file changed."""
+    job = journal.job(job_id)
+    with journal.running(job.id):
+        verify_unchanged(job.path, job.fingerprint)
+        with SourceFile(job.path) as source:
+            run = _Run(journal, job, client, settings, source, on_progress, stop)
+            try:
+                await run.run()
+            except BaseException as exc:
+                why = "interrupted" if isinstance(exc, asyncio.CancelledError) else repr(exc)
+                journal.set_state(job.id, STOPPED, why)
+                raise
+    return journal.job(job.id)
+
+
+class _Run:
+    """One run of one job: the state shared by the feeder, the scan and the batch tasks."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        job: Job,
+        client: RegistryClient,
+        settings: Settings,
+        source: SourceFile,
+        on_progress: ProgressCallback | None,
+        stop: asyncio.Event | None,
+    ) -> None:
+        self.journal = journal
+        self.job = job
+        self.client = client
+        self.settings = settings
+        self.source = source
+        self.on_progress = on_progress
+        self.stop = stop or asyncio.Event()
+        self.stop_reason: str | None = None
+        self.in_flight = asyncio.Semaphore(settings.concurrency)
+        self.window = asyncio.Semaphore(4 * settings.concurrency)
+        self.changed = asyncio.Event()  # a batch finished or more lines were validated
+        self.scanning = not job.scan_done
+        self.active = 0  # batch tasks running
+        self.state: str | None = None
+
+    # --- the run --------------------------------------------------------------------
+
+    async def run(self) -> None:
+        self.journal.set_state(self.job.id, VALIDATING if self.scanning else SENDING)
+        async with asyncio.TaskGroup() as tasks:
+            if self.scanning:
+                tasks.create_task(self._scan())
+            for batch in self.journal.recover(self.job.id):
+                await self.window.acquire()
+                self._start(tasks, batch)
+            await self._feed(tasks)
+        if self.stop.is_set():
+            self.journal.set_state(self.job.id, STOPPED, self.stop_reason or "stopped on request")
+        else:
+            self.journal.set_state(self.job.id, DONE)
+        self._progress()
+
+    async def _feed(self, tasks: asyncio.TaskGroup) -> None:
+        """Form batches from lines due to be sent until every line is settled."""
+        size = self.job.batch_size
+        while not self.stop.is_set():
+            self.changed.clear()
+            await self.window.acquire()
+            if self.stop.is_set():
+                self.window.release()
+                return
+            # While the file is still being read, only full batches go out.
+            batch = self.journal.take_batch(
+                self.job.id, size, min_size=size if self.scanning else 1, now=time.time()
+            )
+            if batch is not None:
+                self._start(tasks, batch)
+                continue
+            self.window.release()
+            due = self.journal.next_due(self.job.id)
+            if due is None and not self.scanning and not self.active:
+                return
+            self._set_state(
+                VALIDATING if self.scanning else SENDING if due is not None else POLLING
+            )
+            wait = None if due is None else due - time.time()
+            if wait is not None and wait <= 0:
+                if not self.scanning:
+                    continue  # it became due just now
+                wait = None  # due, but too few for a batch: wait for the file's next lines
+            await self._wait_for_change(wait)
+
+    async def _wait_for_change(self, timeout: float | None) -> None:
+        waits = [
+            asyncio.ensure_future(self.changed.wait()),
+            asyncio.ensure_future(self.stop.wait()),
+        ]
+        try:
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+
+    def _start(self, tasks: asyncio.TaskGroup, batch: Batch) -> None:
+        self.active += 1
+        tasks.create_task(self._follow(batch))
+
+    async def _follow(self, batch: Batch) -> None:
+        try:
+            if batch.bulk_request_id is None:
+                batch = await self._post(batch)
+            if batch is not None:
+                await self._poll(batch)
+        finally:
+            self.active -= 1
+            self.window.release()
+            self.changed.set()
+            self._progress()
+
+    def _halt(self, reason: str) -> None:
+        """Stop the run gracefully (the first reason is kept)."""
+        if not self.stop.is_set():
+            self.stop_reason = reason
+            self.stop.set()
+
+    async def _pause(self, seconds: float) -> bool:
+        """Sleep; True if the run was stopped meanwhile."""
+        try:
+            await asyncio.wait_for(self.stop.wait(), seconds)
+        except TimeoutError:
+            return False
+        return True
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.journal.set_state(self.job.id, state)
+            self._progress()
+
+    def _progress(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.journal.job(self.job.id))
+
+    # --- validation -----------------------------------------------------------------
+
+    async def _scan(self) -> None:
+        cancelled = threading.Event()
+        loop = asyncio.get_running_loop()
+
+        def notify() -> None:
+            self.changed.set()
+            self._progress()
+
+        try:
+            await asyncio.to_thread(
+                self._scan_file, cancelled, lambda: loop.call_soon_threadsafe(notify)
+            )
+        except asyncio.CancelledError:
+            cancelled.set()  # the thread stops at its next chunk
+            raise
+        finally:
+            self.scanning = False
+            self.changed.set()
+
+    def _scan_file(self, cancelled: threading.Event, notify: Callable[[], None]) -> None:
+        """Validate the rest of the file into the journal (in a worker thread)."""
+        job = self.job
+        lines = read_lines(
+            job.path, start_offset=job.scanned_offset, start_line=max(job.scanned_line, 1)
+        )
+        chunk = []
+        for line in lines:
+            if line.number <= job.scanned_line:  # recorded by an earlier run
+                continue
+            chunk.append(check(line)[0])
+            if len(chunk) == SCAN_CHUNK:
+                self.journal.add_lines(job.id, chunk, done=False)
+                chunk = []
+                notify()
+                if cancelled.is_set() or self.stop.is_set():
+                    return
+        self.journal.add_lines(job.id, chunk, done=True)
+        notify()
+
+    # --- sending --------------------------------------------------------------------
+
+    def _items(self, batch: Batch) -> tuple[Batch, list[BulkItem]]:
+        """Read the batch's lines back from the file and build the records to send. A line
+        that no longer is what was validated fails, and leaves the batch."""
+        keep: list[BatchLine] = []
+        items: list[BulkItem] = []
+        changed: list[LineUpdate] = []
+        for entry in batch.lines:
+            line = self.source.line_at(entry.offset, entry.line)
+            checked, record = check(line) if line is not None else (None, None)
+            if record is None or (checked.number, checked.crc) != (entry.line, entry.crc):
+                changed.append(
+                    LineUpdate(entry.line, FAILED, entry.attempts, errors=[
+                        "the line changed in the file after it was validated; fix the file "
+                        "and submit it again"])
+                )  # fmt: skip
+                continue
+            keep.append(entry)
+            items.append(BulkItem.wrap(record, entry.client_ref_id))
+        if changed:
+            self.journal.settle(batch.id, None if keep else BATCH_DONE, changed)
+        return Batch(batch.id, None, keep), items
+
+    async def _post(self, batch: Batch) -> Batch | None:
+        """POST the batch until the service accepts it; the accepted batch, or None if it
+        ended (refused) or the run stopped (the batch then stays OPEN for the next run)."""
+        batch, items = self._items(batch)
+        if not items:
+            return None
+        attempt = 0
+        while True:
+            attempt += 1
+            async with self.in_flight:
+                if self.stop.is_set():
+                    return None
+                outcome = await self._send(batch, items)
+            if not isinstance(outcome, Exception):
+                return outcome
+            if attempt >= self.settings.request_attempts:
+                self._halt(f"the service keeps failing to accept bulk requests: {outcome}")
+                return None
+            if await self._pause(self.settings.retry.delay(attempt)):
+                return None
+
+    async def _send(self, batch: Batch, items: list[BulkItem]) -> Batch | Exception | None:
+        """One POST: the accepted batch, the error to try again after, or None if the
+        batch ended or the run must stop."""
+        self.journal.posting(batch.id)
+        try:
+            accepted = await self.client.bulk_submit(items)
+        except AuthError as exc:
+            self.journal.reopen(batch.id, uncertain=False)
+            self._halt(str(exc))
+            return None
+        except Rejected as exc:
+            if exc.status in (400, 422):
+                self._refused(batch, exc)
+                return None
+            self.journal.reopen(batch.id, uncertain=False)  # a 4xx: not processed
+            if exc.status == 429:
+                return exc
+            self._halt(f"the service refused the bulk request ({exc.status}): {exc}")
+            return None
+        except ServerError as exc:  # a 503 is refused before processing; others may not be
+            self.journal.reopen(batch.id, uncertain=exc.status != 503)
+            return exc
+        except (Unavailable, BadResponse) as exc:
+            # Maybe received: Unavailable does not say whether the connection was refused
+            # before anything was sent (the client retried those itself), so err on the
+            # side of the flag.
+            self.journal.reopen(batch.id, uncertain=True)
+            return exc
+        self.journal.accepted(batch.id, accepted.bulkRequestId)
+        self._progress()
+        return Batch(batch.id, accepted.bulkRequestId, batch.lines)
+
+    def _refused(self, batch: Batch, exc: Rejected) -> None:
+        """A 400: the lines it names (``line N`` of the request) fail; the others are sent
+        again in another batch."""
+        named: dict[int, list[str]] = {}
+        for error in exc.errors:
+            position = error.path.removeprefix("line ").strip()
+            if position.isdigit() and 1 <= int(position) <= len(batch.lines):
+                named.setdefault(int(position), []).append(error.message)
+        updates = []
+        for position, entry in enumerate(batch.lines, start=1):
+            if not named:
+                errors = [str(exc), *(str(e) for e in exc.errors)]
+                updates.append(LineUpdate(entry.line, FAILED, entry.attempts + 1, errors=errors))
+            elif position in named:
+                errors = [f"refused by the service: {m}" for m in named[position]]
+                updates.append(LineUpdate(entry.line, FAILED, entry.attempts + 1, errors=errors))
+            else:
+                updates.append(LineUpdate(entry.line, PENDING, entry.attempts))
+        self.journal.settle(batch.id, REJECTED, updates)
+
+    # --- results --------------------------------------------------------------------
+
+    async def _poll(self, batch: Batch) -> None:
+        """Poll the accepted batch until it is COMPLETE and record its results."""
+        assert batch.bulk_request_id is not None
+        failures = 0
+        for delay in self.settings.poll.delays():
+            if await self._pause(delay):
+                return  # still ACCEPTED: the next run polls it
+            try:
+                async with self.in_flight:
+                    status = await self.client.bulk_status(batch.bulk_request_id)
+            except AuthError as exc:
+                self._halt(str(exc))
+                return
+            except NotFound:
+                lost = f"the service no longer knows bulk request {batch.bulk_request_id}"
+                self._settle(batch, [], missing=lost)
+                return
+            except (Rejected, ServerError, Unavailable, BadResponse) as exc:
+                failures += 1
+                if failures >= self.settings.request_attempts:
+                    self._halt(f"cannot read the status of bulk request "
+                               f"{batch.bulk_request_id}: {exc}")  # fmt: skip
+                    return
+                continue
+            failures = 0
+            if status.complete:
+                missing = "the service's result does not mention this record"
+                self._settle(batch, status.operationDetails.requestItems, missing=missing)
+                return
+
+    def _settle(self, batch: Batch, items: list[RequestItem], *, missing: str) -> None:
+        by_ref = {item.clientRefId.lower(): item for item in items}
+        updates = [self._outcome(entry, by_ref.get(entry.client_ref_id), missing)
+                   for entry in batch.lines]  # fmt: skip
+        self.journal.settle(batch.id, BATCH_DONE, updates)
+
+    def _outcome(self, entry: BatchLine, item: RequestItem | None, missing: str) -> LineUpdate:
+        attempts = entry.attempts + 1
+        if item is not None and item.status == "COMPLETED":
+            return LineUpdate(entry.line, COMPLETED, attempts)
+        if item is None:
+            retryable, errors = True, [missing]
+        elif item.status == "FAILED":
+            retryable = item.retryable
+            errors = [m for m in item.errorMessage if m] or ["failed; the service gave no reason"]
+        else:  # a COMPLETE request should not hold an unfinished record: ask again
+            retryable, errors = True, [f"the service left this record {item.status}"]
+        if retryable and attempts < self.settings.max_attempts:
+            due = time.time() + self.settings.retry.delay(attempts)
+            return LineUpdate(entry.line, PENDING, attempts, True, errors, not_before=due)
+        return LineUpdate(entry.line, FAILED, attempts, retryable, errors)

@@ -1,0 +1,253 @@
+"""The input file of a bulk job: checked as a whole, then validated a line at a time.
+
+A line is either a bulk envelope (``{"clientRefId": ..., "data": {"agent" | "agency": ...}}``)
+or a bare record: an agent (it has ``ssn``) or an agency (it has ``tin``), in the bulk
+camelCase or the schema's PascalCase spelling. A bare record gets a new GUID, which the
+journal records so that every later send of the line uses the same one. GUIDs are
+case-insensitive; they are kept and sent in lowercase, the form the service answers in.
+
+Errors are plain ``path: message`` text with paths in the bulk spelling, relative to the
+line as written (``demographic.firstName`` for a bare record, ``data.agent.demographic...``
+for an envelope).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from tui_app.contract.base import lower_first
+from tui_app.contract.bulk import BulkItem
+from tui_app.contract.errors import field_errors
+from tui_app.contract.profile import AgencyRecord, AgentRecord
+from tui_app.wire.ndjson import Line, read_lines
+
+Record = AgentRecord | AgencyRecord
+
+SNIFF_BYTES = 64 * 1024
+"""How much of the file is checked up front for being UTF-8 text at all."""
+_CHUNK = 1024 * 1024
+
+
+class SourceError(Exception):
+    """A file that cannot be imported at all (missing, a folder, empty, not UTF-8 text).
+    The CLI prints the message and exits 2."""
+
+    exit_code = 2
+
+
+class SourceChanged(SourceError):
+    """The file differs from the one the job was started with."""
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What identifies the file's content: its size, modification time and SHA-256."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+def inspect_file(path: Path) -> Fingerprint:
+    """Check that ``path`` is a readable, non-empty UTF-8 text file and fingerprint it.
+
+    Only the first ``SNIFF_BYTES`` decide "not UTF-8 text" for the whole file (a binary,
+    UTF-16 or Latin-1 file is refused before anything is recorded); a bad line further on
+    is reported as that line's error.
+    """
+    try:
+        with open(path, "rb") as file:
+            head = file.read(SNIFF_BYTES)
+            size = os.fstat(file.fileno()).st_size
+            if not head.strip():
+                if size <= len(head):
+                    raise SourceError(f"{path} is empty: there is nothing to import")
+            else:
+                _check_text(path, head, truncated=size > len(head))
+            return _fingerprint(file)
+    except FileNotFoundError:
+        raise SourceError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SourceError(f"{path} is a folder, not an NDJSON file") from None
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _check_text(path: Path, head: bytes, truncated: bool) -> None:
+    if b"\x00" in head:  # UTF-16 and binary files; never valid in NDJSON text
+        raise SourceError(f"{path} is not UTF-8 text (it contains NUL bytes); save it as UTF-8")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # A multi-byte character cut by the end of the sample is not an error.
+        if not (truncated and exc.reason == "unexpected end of data"):
+            raise SourceError(
+                f"{path} is not UTF-8 text (byte {exc.start + 1}); save it as UTF-8"
+            ) from None
+
+
+def _fingerprint(file: IO[bytes]) -> Fingerprint:
+    file.seek(0)
+    digest = hashlib.sha256()
+    while chunk := file.read(_CHUNK):
+        digest.update(chunk)
+    stat = os.fstat(file.fileno())
+    return Fingerprint(stat.st_size, stat.st_mtime_ns, digest.hexdigest())
+
+
+def verify_unchanged(path: Path, expected: Fingerprint) -> None:
+    """Raise :class:`SourceChanged` unless ``path`` still has the expected content. Size and
+    modification time equal means unchanged (as make and rsync assume); otherwise the
+    content is hashed again, so a file that was only touched still matches."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise SourceChanged(f"cannot read {path}: {exc.strerror or exc}") from None
+    if (stat.st_size, stat.st_mtime_ns) == (expected.size, expected.mtime_ns):
+        return
+    if stat.st_size == expected.size:
+        with open(path, "rb") as file:
+            if _fingerprint(file).sha256 == expected.sha256:
+                return
+    raise SourceChanged(
+        f"{path} has changed since the job was started; submit it again as a new job"
+    )
+
+
+# --- one line --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """What validation found in one line. ``errors`` is empty exactly when it is valid."""
+
+    number: int
+    offset: int
+    crc: int
+    """CRC-32 of the line's bytes, to notice a line that changed before it is sent."""
+    kind: str | None
+    """``agent`` or ``agency`` when that much could be told."""
+    profile_key: str | None
+    client_ref_id: str | None
+    """The envelope's id, or a new GUID for a valid bare record; lowercase."""
+    errors: tuple[str, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+
+_NOT_A_RECORD = (
+    "not a bulk line: expected an envelope (clientRefId and data) or a bare agent "
+    "(profileKey and ssn) or agency (profileKey and tin) record"
+)
+
+
+def check(line: Line) -> tuple[Checked, Record | None]:
+    """Validate one line; the record is returned for sending and should not be kept."""
+    crc = zlib.crc32(line.raw)
+
+    def result(
+        kind: str | None = None,
+        key: Any = None,
+        ref: str | None = None,
+        errors: Iterable[str] = (),
+        record: Record | None = None,
+    ) -> tuple[Checked, Record | None]:
+        key = None if key is None else str(key)  # as written, even if not text
+        return Checked(line.number, line.offset, crc, kind, key, ref, tuple(errors)), record
+
+    value = line.value
+    if value is None:
+        return result(errors=[line.error or "unreadable line"])
+    if "clientRefId" in value or "data" in value:
+        kind, record_value = _envelope_parts(value)
+        ref = value.get("clientRefId")
+        ref = ref.lower() if isinstance(ref, str) else None
+        key = _field(record_value, "profileKey")
+        try:
+            item = BulkItem.model_validate_json(line.raw)
+        except ValidationError as exc:
+            return result(kind, key, ref, _messages(exc))
+        record = item.data.record
+        return result(record.kind, record.ProfileKey, item.clientRefId.lower(), record=record)
+    model = _bare_model(value)
+    if isinstance(model, str):
+        return result(None, _field(value, "profileKey"), errors=[model])
+    try:
+        record = model.model_validate_json(line.raw)
+    except ValidationError as exc:
+        return result(model.kind, _field(value, "profileKey"), errors=_messages(exc))
+    return result(record.kind, record.ProfileKey, str(uuid.uuid4()), record=record)
+
+
+def _bare_model(value: dict[str, Any]) -> type[AgentRecord] | type[AgencyRecord] | str:
+    """The record model a bare record's identity field names, or why it names none."""
+    has_ssn, has_tin = _field(value, "ssn") is not None, _field(value, "tin") is not None
+    if has_ssn and has_tin:
+        return "has both ssn (an agent) and tin (an agency): keep the one that applies"
+    if has_ssn:
+        return AgentRecord
+    if has_tin:
+        return AgencyRecord
+    if _field(value, "profileKey") is not None:
+        return "has profileKey but neither ssn (an agent) nor tin (an agency)"
+    return _NOT_A_RECORD
+
+
+def _envelope_parts(value: dict[str, Any]) -> tuple[str | None, Any]:
+    data = value.get("data")
+    if isinstance(data, dict):
+        for kind in ("agent", "agency"):
+            if kind in data:
+                return kind, data[kind]
+    return None, None
+
+
+def _field(value: Any, name: str) -> Any:
+    """A field of a raw record in either spelling (``profileKey`` or ``ProfileKey``)."""
+    if not isinstance(value, dict):
+        return None
+    found = value.get(name)
+    return value.get(name[:1].upper() + name[1:]) if found is None else found
+
+
+def _messages(exc: ValidationError) -> list[str]:
+    return [
+        f"{'.'.join(map(lower_first, e.path.split('.')))}: {e.message}" if e.path else e.message
+        for e in field_errors(exc)
+    ]
+
+
+# --- reading lines back ------------------------------------------------------------------
+
+
+class SourceFile:
+    """The job's file opened for reading single lines back by their offset."""
+
+    def __init__(self, path: Path) -> None:
+        self._file = open(path, "rb")  # noqa: SIM115 - closed by close() / the with block
+
+    def line_at(self, offset: int, number: int) -> Line | None:
+        """The line that starts at ``offset``, or None if the file no longer has one."""
+        self._file.seek(offset)
+        # read_lines seeks only for a non-zero offset, hence the seek above.
+        return next(read_lines(self._file, start_offset=offset, start_line=number), None)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> SourceFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
