@@ -251,3 +251,13 @@ async def test_a_service_that_is_down_never_crashes_the_app(tmp_path):
         await search_avery(app, pilot)
         assert "cannot reach 127.0.0.1" in text_of(app, "#result-info")
         assert not app.screen.query_one("#sandbox-badge").display
+
+
+async def test_no_color_is_honoured(ui_app, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(app, pilot)
+        assert app.no_color
+        # States still read in words without colour.
+        assert app.service_state.startswith("● online")

@@ -104,6 +104,19 @@ async def orders(pilot: Pilot) -> None:
     await settle(pilot)
 
 
+async def orders_errors(pilot: Pilot) -> None:
+    """The order form refusing to submit: a bad state code, a short tax id and the
+    sponsoringCompany rule on the two fields it names."""
+    await orders(pilot)
+    screen = pilot.app.screen
+    for path, value in (("tlq.juris", "CAL"), ("tlq.clientOrderNum", "A-1"),
+                        ("data.firstName", "Avery"), ("data.lastName", "Sample"),
+                        ("data.taxId", "1234"), ("data.sponsoringCompany", "Acme Life")):
+        screen.query_one("#f-" + path.replace(".", "--")).value = value
+    await pilot.press("f5")
+    await settle(pilot)
+
+
 SCENES: dict[str, Scene] = {
     "search-form": search_form,
     "search-errors": search_errors,
@@ -115,6 +128,7 @@ SCENES: dict[str, Scene] = {
     "help": help_keys,
     "settings": settings,
     "orders": orders,
+    "orders-errors": orders_errors,
 }
 
 

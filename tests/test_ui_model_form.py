@@ -1,0 +1,87 @@
+"""The contract-driven form: every field of a model survives load → read back, and the
+form's layout comes from the model (no bound copied by hand)."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from tui_app.contract.order import Order
+from tui_app.contract.profile import AgencyRecord
+from tui_app.ui.fields import describe, flatten
+from tui_app.ui.widgets.model_form import ModelForm
+
+FULL_ORDER = {
+    "tlq": {"juris": "FL", "pType": "A", "fType": "T", "lType": "L", "clientOrderNum": "X1",
+            "userId": "lic01", "filingMode": "P"},
+    "data": {
+        "firstName": "Pat", "lastName": "Officer", "middleInitial": "Q", "middleName": "Quin",
+        "taxId": "000000001", "dateOfBirth": "01/02/1980", "niprNoReq": "19000002",
+        "currentResidenceAddress": {"cResidenceAddress": "1 A St", "cResidenceAddressCity": "X",
+                                    "cResidenceAddressState": "FL",
+                                    "cResidenceAddressZip": "33101-1234"},
+        "businessAddress": {"businessAddressLine1": "2 B St", "businessAddressState": "FL"},
+        "mailingAddress": {"mailAddress1": "PO 1", "mailZip": "33101"},
+        "insurerLicenseDetails": {"insurersLicenseNumber": "L1", "insLicState": "FL"},
+        "insurerDetails": {"insurerCity": "Y", "insurerZip": "33102"},
+        "licenseDetails": {"licenseNumber": "0K19002", "licenseState": "CA"},
+        "feinNumber": "123456789", "cityDomicile": "Hartford", "insStateDomicile": "CT",
+        "dateEffective": "12/31/2026", "naicNum": "12345",
+        "authorizedSignerDetails": {"authorizedSignerName": "Sam Signer",
+                                    "authorizedPersonState": "CT"},
+        "contactName": "Chris Contact", "contactPhone": "5555550100", "officerTitle": "CEO",
+        "loa": ["Life", "Casualty"], "domicile": {"insStateDomicile": "CT"},
+        "companyCodeDetails": {"companyCodeState": "CT", "companyCode": "C1"},
+        "residentStateYN": "N", "residentStateText": "CA", "ltp": "Producer", "ltpText": "FL",
+        "pinStateFeeDetails": {"pinStateFee": "10", "pinFeeState": "FL"},
+        "sponsoringCompany": "Acme Life", "firmName": "Sample Risk Partners LLC",
+        "trm": "NFC", "termReasonText": "Not for cause", "termCauseYN": "N",
+        "surplusLinesYn": "Y", "floridaResCty": "01", "floridaCountyCode": "02",
+        "appCodeFl": "A1", "costCenter1": "C1", "costCenter2": "C2",
+    },
+}
+
+
+class FormApp(App):
+    def __init__(self, form: ModelForm) -> None:
+        super().__init__()
+        self.form = form
+
+    def compose(self) -> ComposeResult:
+        yield self.form
+
+
+async def test_every_order_field_survives_load_and_read_back():
+    assert Order.model_validate(FULL_ORDER)  # the sample is a valid order
+    app = FormApp(ModelForm(Order, id="f"))
+    async with app.run_test(size=(100, 50)) as pilot:
+        app.form.load(Order.model_validate(FULL_ORDER))
+        await pilot.pause()
+        assert app.form.data() == FULL_ORDER
+        assert app.form.result() == Order.model_validate(FULL_ORDER)
+
+
+async def test_fields_without_an_input_are_kept_from_the_loaded_record():
+    record = {"ProfileKey": "K", "Tin": "000000009",
+              "BusinessAddress": {"City": "A", "State": "CA", "StreetAddress1": "1",
+                                  "Zip": "9", "DynamicData": {"region": "west"}},
+              "Contacts": [{"ContactType": "Main", "EmailAddress": "a@b.test"}]}
+    app = FormApp(ModelForm(AgencyRecord, id="f"))
+    async with app.run_test(size=(100, 50)) as pilot:
+        app.form.load(record)
+        await pilot.pause()
+        app.form.query_one("#f-BusinessAddress--City").value = "Fresno"
+        await pilot.pause()
+        data = app.form.data()
+        assert data["BusinessAddress"]["DynamicData"] == {"region": "west"}
+        assert data["Contacts"] == record["Contacts"]
+        assert data["BusinessAddress"]["City"] == "Fresno"
+
+
+def test_layout_comes_from_the_model():
+    specs = {s.path: s for s in flatten(describe(Order))}
+    assert specs["tlq.juris"].required and specs["data.middleName"].hint == "up to 30 characters"
+    assert specs["data.taxId"].hint == "9 to 12 digits"
+    assert specs["tlq.pType"].choices == ("I", "A")
+    assert specs["tlq.pType"].labels == ("I — individual", "A — agency")
+    assert specs["data.loa"].kind == "list"
+    assert len(specs) == len({s.path for s in specs.values()}) == 80
