@@ -11,16 +11,13 @@ import os
 import platform
 import sqlite3
 import subprocess
-import sys
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from tui_app.config import GROUP_PREFIXES
+from tui_app.sandbox.process import served  # noqa: F401 - the scripts import it from here
 
 PACKAGES = ("textual", "httpx", "pydantic", "pydantic-core", "fastapi", "starlette", "uvicorn")
 
@@ -30,64 +27,13 @@ def group_urls(base: str) -> dict[str, str]:
     return {group: base.rstrip("/") + prefix for group, prefix in GROUP_PREFIXES.items()}
 
 
-@dataclass
-class Served:
-    """A ``producer-tui sandbox serve`` process on a loopback port."""
-
-    url: str
-    process: subprocess.Popen
-    ready_s: float
-    """Seconds from launch to the URL line (interpreter start, imports and seeding)."""
-
-    def cpu_seconds(self) -> float | None:
-        """User + system CPU the server has used so far (Linux only)."""
-        try:
-            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-@contextmanager
-def served_sandbox(db: Path, *args: str) -> Iterator[Served]:
-    """Start the sandbox on a free loopback port with database ``db``; stop it on exit."""
-    command = [
-        sys.executable,
-        "-m",
-        "tui_app",
-        "sandbox",
-        "serve",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--db",
-        str(db),
-        *args,
-    ]
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+def cpu_seconds(process: subprocess.Popen) -> float | None:
+    """User + system CPU a child process has used so far (Linux only)."""
     try:
-        line = process.stdout.readline()
-        if "http://" not in line:
-            process.kill()
-            raise RuntimeError(f"the sandbox did not start: {line}{process.stderr.read()}")
-        url = line.split("at ", 1)[1].split()[0]
-        yield Served(url, process, time.perf_counter() - start)
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def machine_facts() -> dict[str, Any]:

@@ -32,7 +32,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import describe_machine, group_urls, machine_facts, served_sandbox, table, write_json
+from _common import (
+    cpu_seconds,
+    describe_machine,
+    group_urls,
+    machine_facts,
+    served,
+    table,
+    write_json,
+)
 
 FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken")
 LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson")
@@ -152,12 +160,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         results["file"] = {"mib": data.stat().st_size / (1024 * 1024),
                            "build_s": time.perf_counter() - built}  # fmt: skip
         results["validate"] = child("validate", str(data))
-        with served_sandbox(Path(tmp) / "sandbox.db", "--size", "300") as server:
-            cpu0 = server.cpu_seconds()
+        with served(Path(tmp) / "sandbox.db", "--size", "300") as server:
+            cpu0 = cpu_seconds(server.process)
             results["pipeline"] = child(
                 "pipeline", str(data), server.url, str(args.concurrency), str(Path(tmp) / "j.db")
             )
-            cpu1 = server.cpu_seconds()
+            cpu1 = cpu_seconds(server.process)
             results["server_cpu_s"] = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     return results
 

@@ -29,11 +29,12 @@ from typing import Any
 
 import httpx
 from _common import (
+    cpu_seconds,
     describe_machine,
     group_urls,
     latency_summary,
     machine_facts,
-    served_sandbox,
+    served,
     table,
     write_json,
 )
@@ -256,8 +257,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as tmp:
         serve_args = (f"--size={args.size}", f"--seed={args.seed}", f"--today={args.today}")
-        with served_sandbox(Path(tmp) / "served.db", *serve_args) as server:
-            results["served_ready_s"] = server.ready_s
+        with served(Path(tmp) / "served.db", *serve_args) as server:
+            results["served_ready_s"] = server.startup_seconds
             # Generous timeout: on 2 cores a POST may wait behind the bulk worker.
             async with RegistryClient(group_urls(server.url), timeout=120) as client:
                 if args.records:
@@ -270,7 +271,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         batch=args.batch,
                         concurrency=args.concurrency,
                         poll=args.poll,
-                        server_cpu=server.cpu_seconds,
+                        server_cpu=lambda: cpu_seconds(server.process),
                     )
                     del items
                 if args.searches:

@@ -1,0 +1,57 @@
+"""Run ``producer-tui sandbox serve`` as a child process on a free loopback port, for
+integration tests and benchmarks: ``with served(db) as s: httpx.get(s.url + ...)``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class ServedSandbox:
+    url: str
+    """Base URL of all five groups, e.g. ``http://127.0.0.1:41234``."""
+    process: subprocess.Popen
+    startup_seconds: float
+    """From launch to serving: interpreter start, imports and seeding."""
+
+    def stop(self, timeout: float = 20) -> int:
+        """Stop it as Ctrl-C or SIGTERM would; its exit status (0 when clean)."""
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
+
+@contextmanager
+def served(db: Path, *args: str, host: str = "127.0.0.1") -> Iterator[ServedSandbox]:
+    """Serve the sandbox with database ``db`` and further ``serve`` options ``args``;
+    stopped on leaving the block."""
+    command = [sys.executable, "-m", "tui_app", "sandbox", "serve", "--host", host,
+               "--port", "0", "--db", str(db), *args]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    sandbox = None
+    try:
+        line = process.stdout.readline()  # the serve command prints its URL once ready
+        if "http://" not in line:
+            process.kill()
+            raise RuntimeError(f"the sandbox did not start: {line}{process.stderr.read()}")
+        url = line.split("at ", 1)[1].split()[0]
+        sandbox = ServedSandbox(url, process, time.perf_counter() - start)
+        yield sandbox
+    finally:
+        if sandbox is not None:
+            sandbox.stop()
+        elif process.poll() is None:
+            process.kill()
