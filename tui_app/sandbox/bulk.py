@@ -181,11 +181,13 @@ class BulkJobs:
                 (seq, after, size + 1),
             )
             last, rows = len(rows) <= size, rows[:size]
+            # Validate before taking the write lock, so requests are not queued behind it.
+            checked = [(r["position"], self._check(r["raw"])) for r in rows]
             with self._db.transaction() as conn:
                 conn.executemany(
                     "UPDATE bulk_items SET status = ?, retryable = ?, errors = ?"
                     " WHERE job_seq = ? AND position = ?",
-                    [(*self._outcome(conn, r["raw"]), seq, r["position"]) for r in rows],
+                    [(*self._store(conn, found), seq, position) for position, found in checked],
                 )
                 if last:
                     conn.execute("UPDATE bulk_jobs SET status = 'COMPLETE' WHERE seq = ?", (seq,))
@@ -195,14 +197,21 @@ class BulkJobs:
             after = rows[-1]["position"]
         return done
 
-    def _outcome(self, conn: sqlite3.Connection, raw: str) -> Outcome:
+    def _check(self, raw: str) -> BulkItem | Outcome:
+        """The item ready to store, or the outcome that stops it (invalid, or a transient
+        failure drawn for it)."""
         try:
             item = BulkItem.model_validate_json(raw)
         except ValidationError as exc:
             return _failed(field_errors(exc))
         if self._fail_rate and self._rng.random() < self._fail_rate:
             return "FAILED", 1, to_json([TRANSIENT])
-        record = item.data.record
+        return item
+
+    def _store(self, conn: sqlite3.Connection, found: BulkItem | Outcome) -> Outcome:
+        if not isinstance(found, BulkItem):
+            return found
+        record = found.data.record
         try:
             self._profiles.save(conn, record)
         except ContractError as exc:
