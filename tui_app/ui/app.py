@@ -50,6 +50,24 @@ def _orders_screen() -> Screen:
     return OrdersScreen()
 
 
+def _bulk_screen() -> Screen:
+    from tui_app.ui.screens.bulk import BulkScreen
+
+    return BulkScreen()
+
+
+def _profiles_screen() -> Screen:
+    from tui_app.ui.screens.profiles import ProfilesScreen
+
+    return ProfilesScreen()
+
+
+def _export_screen() -> Screen:
+    from tui_app.ui.screens.export import ExportScreen
+
+    return ExportScreen()
+
+
 def _settings_screen() -> Screen:
     from tui_app.ui.screens.settings import SettingsScreen
 
@@ -62,9 +80,9 @@ class ProducerApp(App[None]):
     MODES = {
         "search": _search_screen,
         "orders": _orders_screen,
-        "profiles": partial(ComingScreen, "Profiles"),
-        "bulk": partial(ComingScreen, "Bulk"),
-        "export": partial(ComingScreen, "Export"),
+        "profiles": _profiles_screen,
+        "bulk": _bulk_screen,
+        "export": _export_screen,
         "settings": _settings_screen,
     }
     DEFAULT_MODE = "search"
@@ -117,7 +135,9 @@ class ProducerApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._apply_keymap()
         # Nothing touches the network (or the sandbox) before the first frame.
-        self.call_after_refresh(self._after_first_frame)
+        # A short timer rather than the next refresh: the first frame takes a few refreshes
+        # (the footer paints last) and the connection work competes with them for the GIL.
+        self.set_timer(0.15, self._after_first_frame)
         self.set_interval(HEALTH_EVERY, self.check_health)
 
     def _after_first_frame(self) -> None:

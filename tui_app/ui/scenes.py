@@ -26,6 +26,7 @@ async def settle(pilot: Pilot) -> None:
     """Wait for the app's work to finish; hide what changes from run to run (the live
     latency figure, a blinking cursor)."""
     await pilot.pause()
+    await pilot.app.client()  # the connection opens shortly after the first frame
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     pilot.app.service_state = "● online"
@@ -117,6 +118,55 @@ async def orders_errors(pilot: Pilot) -> None:
     await settle(pilot)
 
 
+DEMO_AGENT = {
+    "ProfileKey": "AQS-1001",
+    "Ssn": "000121234",
+    "BusinessAddress": {
+        "StreetAddress1": "100 Market St", "City": "San Francisco", "State": "CA",
+        "Zip": "94105", "DynamicData": {"Branch": "West", "Desk": "7"},
+    },
+    "MailingAddress": {
+        "StreetAddress1": "PO Box 19", "City": "Oakland", "State": "CA", "Zip": "94601",
+    },
+    "Contact": {"BusinessEmailAddress": "avery.sample@example.test",
+                "BusinessPhoneNumber": "4155550100"},
+    "CurrentEmployment": {"EmployerName": "Sample Mutual", "JobTitle": "Producer",
+                          "HireDate": "2019-04-01T00:00:00"},
+    "Demographic": {
+        "EmpStatus": "7040", "FirstName": "Avery", "MiddleInitial": "Q", "LastName": "Sample",
+        "DateOfBirth": "1985-02-14T00:00:00", "NiprNumber": "19000001", "ResidentState": "CA",
+    },
+    "Hierarchy": {"HierarchyCode": "W-7", "Manager1": "Jordan Doe"},
+}  # fmt: skip
+"""An agent profile as its XML import carries it: the demo producer (NPN 19000001), so its
+export joins the registry's licenses and appointments."""
+
+
+async def profiles(pilot: Pilot) -> None:
+    await settle(pilot)
+    await pilot.press("f4", "3")
+    await settle(pilot)
+    screen = pilot.app.screen
+    await screen.show_profile("agent", DEMO_AGENT)
+    screen.query_one("#f-Demographic-group").collapsed = False
+    await pilot.press("f4")
+    await settle(pilot)
+    screen.form.scroll_home(animate=False)
+    await settle(pilot)
+
+
+async def export(pilot: Pilot) -> None:
+    await settle(pilot)
+    await (await pilot.app.client()).import_agent(DEMO_AGENT)
+    await pilot.press("f4", "5")
+    await settle(pilot)
+    await pilot.click("#export-key")
+    await pilot.press(*DEMO_AGENT["ProfileKey"], "enter")
+    await settle(pilot)
+    await pilot.press("f4", "down", "enter", "down")
+    await settle(pilot)
+
+
 SCENES: dict[str, Scene] = {
     "search-form": search_form,
     "search-errors": search_errors,
@@ -129,6 +179,8 @@ SCENES: dict[str, Scene] = {
     "settings": settings,
     "orders": orders,
     "orders-errors": orders_errors,
+    "profiles": profiles,
+    "export": export,
 }
 
 
