@@ -28,6 +28,8 @@ CORE = [
     "tui_app.prefill",
     "tui_app.standing",
     "tui_app.pii",
+    "tui_app.export_files",
+    "tui_app.bulk.preflight",
 ]
 
 

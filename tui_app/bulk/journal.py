@@ -563,14 +563,7 @@ class Journal:
         """The job's lines in order, optionally only those in ``states`` and with the given
         ``retryable`` flag; ``after`` (a line number) and ``limit`` page through them. It
         reads in pages, so a report of any size streams in constant memory."""
-        where, params = "", []
-        if states is not None:
-            states = list(states)
-            where += f" AND state IN ({','.join('?' * len(states))})"
-            params += states
-        if retryable is not None:
-            where += " AND retryable = ?"
-            params.append(int(retryable))
+        where, params = self._line_filter(states, retryable)
         remaining = limit
         while remaining is None or remaining > 0:
             page = 1000 if remaining is None else min(1000, remaining)
@@ -595,6 +588,27 @@ class Journal:
             after = rows[-1]["line"]
             if remaining is not None:
                 remaining -= len(rows)
+
+    def count_lines(
+        self, job_id: str, *, states: Iterable[str] | None = None, retryable: bool | None = None
+    ) -> int:
+        """How many of the job's lines :meth:`lines` gives with the same filter (to show
+        "page 2 of 7")."""
+        where, params = self._line_filter(states, retryable)
+        rows = self._query(f"SELECT COUNT(*) FROM lines WHERE job_id = ?{where}", (job_id, *params))
+        return rows[0][0]
+
+    @staticmethod
+    def _line_filter(states: Iterable[str] | None, retryable: bool | None) -> tuple[str, list]:
+        where, params = "", []
+        if states is not None:
+            states = list(states)
+            where += f" AND state IN ({','.join('?' * len(states))})"
+            params += states
+        if retryable is not None:
+            where += " AND retryable = ?"
+            params.append(int(retryable))
+        return where, params
 
     def retry_retryable(self, job_id: str) -> int:
         """Put the job's retryable FAILED lines back to be sent (same clientRefIds, a new

@@ -19,7 +19,6 @@ from textual.screen import Screen
 
 from tui_app.client.errors import ClientError
 from tui_app.config import Config, ConfigError, Environment, save_config
-from tui_app.ui.screens.coming import ComingScreen
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.themes import load_themes
 

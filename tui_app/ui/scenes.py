@@ -151,7 +151,7 @@ async def profiles(pilot: Pilot) -> None:
     screen.query_one("#f-Demographic-group").collapsed = False
     await pilot.press("f4")
     await settle(pilot)
-    screen.form.scroll_home(animate=False)
+    screen.editor.form.scroll_home(animate=False)
     await settle(pilot)
 
 
@@ -167,6 +167,63 @@ async def export(pilot: Pilot) -> None:
     await settle(pilot)
 
 
+def _bulk_demo_lines() -> list[str]:
+    """An import file as users send them: mostly good records, a few they must fix."""
+    import json
+
+    def agent(n: int, first: str, last: str, city: str = "Austin", address: bool = True):
+        record = {
+            "profileKey": f"BLK-{n:03d}", "ssn": f"9{n:08d}",
+            "demographic": {"empStatus": "7040", "firstName": first, "lastName": last},
+        }  # fmt: skip
+        if address:
+            record["businessAddress"] = {
+                "streetAddress1": f"{n} Main St", "city": city, "state": "TX", "zip": "73301",
+            }  # fmt: skip
+        return json.dumps(record)
+
+    return [
+        agent(1, "Ada", "Lane"),
+        agent(2, "Ben", "Okafor", "Dallas"),
+        json.dumps({"profileKey": "BLK-003", "ssn": "12"}),
+        agent(4, "Chen", "Wu", "Houston"),
+        '{"profileKey": "BLK-005", ssn: 900000005}',  # not JSON: a key without quotes
+        agent(6, "Dana", "Reyes", address=False),  # valid, but a new profile needs an address
+        agent(7, "Eli", "Moss", "El Paso"),
+        agent(8, "Fay", "Ngata"),
+    ]
+
+
+async def bulk(pilot: Pilot) -> None:
+    """A file checked (its invalid lines named by number), submitted and done. The job's id
+    and times are fixed here, so the picture does not change from run to run."""
+    from types import SimpleNamespace
+
+    from tui_app.bulk import journal
+    from tui_app.config import data_dir
+
+    folder = data_dir() / "bulk-demo"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "agents-2026-11.ndjson"
+    path.write_text("\n".join(_bulk_demo_lines()) + "\n", encoding="utf-8")
+    draw, now = journal.secrets, journal._now
+    journal.secrets = SimpleNamespace(token_hex=lambda _: "5ce7e0a1")
+    journal._now = lambda: f"{SCENE_DAY.isoformat()}T09:30:00+00:00"
+    try:
+        await settle(pilot)
+        await pilot.press("f4", "4")
+        await settle(pilot)
+        await pilot.press("f2")
+        pilot.app.screen.query_one("#bulk-path").value = str(path)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+    finally:
+        journal.secrets, journal._now = draw, now
+    pilot.app.clear_notifications()
+    await settle(pilot)
+
 SCENES: dict[str, Scene] = {
     "search-form": search_form,
     "search-errors": search_errors,
@@ -181,6 +238,7 @@ SCENES: dict[str, Scene] = {
     "orders-errors": orders_errors,
     "profiles": profiles,
     "export": export,
+    "bulk": bulk,
 }
 
 

@@ -152,6 +152,15 @@ class ModelForm(VerticalScroll, can_focus=False):
         if isinstance(data, BaseModel):
             data = data.model_dump(mode="json", by_alias=False, exclude_none=True)
         self._base = deepcopy(dict(data))
+        # Filling the form is not the user typing: no field becomes "touched".
+        with self.prevent(Input.Changed, Select.Changed):
+            self._fill()
+        self._touched.clear()
+        self._show_all = False
+        self._server_errors = []
+        self.refresh_errors()
+
+    def _fill(self) -> None:
         for path, spec in self.inputs.items():
             widget = self._controls[path]
             value = get_path(self._base, path)
@@ -159,10 +168,6 @@ class ModelForm(VerticalScroll, can_focus=False):
                 widget.value = to_text(spec, value) if value is not None else Select.NULL
             else:
                 widget.value = to_text(spec, value)
-        self._touched.clear()
-        self._show_all = False
-        self._server_errors = []
-        self.refresh_errors()
 
     def data(self) -> dict[str, Any]:
         """The form's values as the model's dict (blank inputs left out)."""

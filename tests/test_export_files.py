@@ -1,0 +1,179 @@
+"""Export results as JSON and CSV files; profiles as XML documents and NDJSON bulk lines,
+read back as drafts; what the XML document leaves out."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from tui_app.contract.bulk import BulkItem
+from tui_app.contract.export import DataSet, ExportResponse
+from tui_app.contract.profile import AgencyRecord, AgentRecord
+from tui_app.export_files import (
+    profile_line,
+    profile_xml,
+    read_profile,
+    save_export,
+    split_for_xml,
+    write_csv,
+    xml_input_excludes,
+)
+from tui_app.ui.scenes import DEMO_AGENT
+from tui_app.wire.errors import WireError
+from tui_app.wire.xml import load_xml
+
+XML = {"format": "xml"}
+
+EXPORT = ExportResponse(dataSets=[
+    DataSet(dataSetType="AgentAddressDataSet", records=[
+        {"AddressType": "BusinessAddress", "City": "San Francisco", "Zip": "94105",
+         "DynamicData": {"Branch": "West"}},
+        {"AddressType": "MailingAddress", "City": "Oakland", "County": "Alameda"},
+    ]),
+    DataSet(dataSetType="AgentCeDataSet", records=[]),
+])
+
+AGENCY = {
+    "ProfileKey": "SRP-1", "Tin": "000000001",
+    "Contacts": [
+        {"ContactType": "Billing", "EmailAddress": "billing@example.test",
+         "DynamicData": {"Desk": "9"}},
+        {"ContactType": "Compliance", "EmailAddress": "comp@example.test"},
+    ],
+    "Demographic": {"FirmName": "Sample Risk Partners LLC", "Status": 7040,
+                    "EmailAddress": "firm@example.test"},
+}  # fmt: skip
+
+
+def read_csv(path: Path) -> list[list[str]]:
+    with path.open(encoding="utf-8", newline="") as file:
+        return list(csv.reader(file))
+
+
+def test_csv_columns_are_the_union_of_keys_and_nested_values_are_json(tmp_path):
+    path = write_csv(tmp_path / "a.csv", [
+        {"A": "x", "Nested": {"k": [1, 2]}, "Flag": True},
+        {"B": 7, "A": "y, with a comma", "Empty": None},
+    ])
+    assert read_csv(path) == [
+        ["A", "Nested", "Flag", "B", "Empty"],
+        ["x", '{"k":[1,2]}', "true", "", ""],
+        ["y, with a comma", "", "", "7", ""],
+    ]
+
+
+def test_an_export_saves_as_one_json_document(tmp_path):
+    [path] = save_export(EXPORT, tmp_path / "out.json")
+    assert ExportResponse.model_validate_json(path.read_text()) == EXPORT
+
+
+def test_an_export_saves_as_one_csv_per_data_set(tmp_path):
+    written = save_export(EXPORT, tmp_path / "out.csv")
+    assert [p.name for p in written] == ["out-Address.csv", "out-Ce.csv"]
+    rows = read_csv(written[0])
+    assert rows[0] == ["AddressType", "City", "Zip", "DynamicData", "County"]
+    assert rows[1][3] == '{"Branch":"West"}'
+    assert rows[2] == ["MailingAddress", "Oakland", "", "", "Alameda"]
+    assert written[1].read_text() == ""
+
+
+def test_an_export_refuses_other_suffixes(tmp_path):
+    with pytest.raises(ValueError, match=r"\.json file, or a \.csv file"):
+        save_export(EXPORT, tmp_path / "out.txt")
+
+
+def test_the_form_has_no_input_for_what_the_xml_omits():
+    agent = xml_input_excludes(AgentRecord)
+    assert {"CurrentEmployment.City", "CurrentEmployment.Zip", "Demographic.Country",
+            "Demographic.HireDate", "Demographic.JobTitle", "PrimaryAddress"} <= agent
+    assert "BusinessAddress.DynamicData" not in agent
+    assert "Demographic.FirstName" not in agent
+    assert xml_input_excludes(AgencyRecord) >= {"Demographic.EmailAddress"}
+
+
+def test_split_for_xml_keeps_what_the_document_carries():
+    bulk = {
+        **DEMO_AGENT,
+        "CurrentEmployment": {**DEMO_AGENT["CurrentEmployment"], "City": "SF", "State": "CA",
+                              "StreetAddress1": "1 A St", "Zip": "94105"},
+        "Contact": {**DEMO_AGENT["Contact"], "DynamicData": {"x": "1"}},
+        "PrimaryAddress": DEMO_AGENT["MailingAddress"],
+    }
+    AgentRecord.model_validate(bulk)  # a valid bulk record...
+    kept, dropped = split_for_xml(AgentRecord, bulk)
+    assert AgentRecord.model_validate(kept, context=XML)  # ...whose kept part is valid XML
+    assert dropped == {
+        "PrimaryAddress": DEMO_AGENT["MailingAddress"],
+        "Contact.DynamicData": {"x": "1"},
+        "CurrentEmployment.City": "SF", "CurrentEmployment.State": "CA",
+        "CurrentEmployment.StreetAddress1": "1 A St", "CurrentEmployment.Zip": "94105",
+    }
+    assert kept["BusinessAddress"]["DynamicData"] == {"Branch": "West", "Desk": "7"}
+    assert "City" in bulk["CurrentEmployment"]  # the input is left as it was
+
+
+def test_split_for_xml_names_list_items_by_index():
+    kept, dropped = split_for_xml(AgencyRecord, AGENCY)
+    assert dropped == {"Contacts[0].DynamicData": {"Desk": "9"},
+                       "Demographic.EmailAddress": "firm@example.test"}
+    assert AgencyRecord.model_validate(kept, context=XML).Contacts[0].ContactType == "Billing"
+
+
+def test_a_profile_xml_document_reads_back(tmp_path):
+    record = AgentRecord.model_validate(DEMO_AGENT, context=XML)
+    path = tmp_path / "agent.xml"
+    path.write_bytes(profile_xml("agent", record))
+    assert load_xml(path.read_bytes(), AgentRecord, "Agent") == record
+    assert read_profile(path) == ("agent", record.model_dump(mode="json", exclude_none=True))
+
+
+def test_a_draft_xml_document_reads_back_unvalidated(tmp_path):
+    path = tmp_path / "draft.xml"
+    draft = {"ProfileKey": "SRP-1", "Contacts": [{"ContactType": "Billing"}]}
+    path.write_bytes(profile_xml("agency", draft))
+    assert read_profile(path) == ("agency", draft)
+
+
+def test_a_profile_bulk_line_reads_back(tmp_path):
+    record = AgencyRecord.model_validate(AGENCY)
+    path = tmp_path / "agency.ndjson"
+    path.write_bytes(profile_line(record))
+    line = path.read_bytes()
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    item = BulkItem.model_validate_json(line)
+    assert item.data.agency == record
+    assert json.loads(line)["data"]["agency"]["contacts"][0]["contactType"] == "Billing"
+    assert read_profile(path) == ("agency", record.model_dump(mode="json", exclude_none=True))
+
+
+@pytest.mark.parametrize("spelling", ["camel", "pascal"])
+def test_a_bare_record_line_reads_in_either_spelling(tmp_path, spelling):
+    record = AgencyRecord.model_validate(AGENCY)
+    data = record.model_dump(mode="json", exclude_none=True, by_alias=spelling == "camel")
+    path = tmp_path / "bare.ndjson"
+    path.write_text(json.dumps(data) + "\n" + json.dumps({"other": "line"}) + "\n")
+    kind, values = read_profile(path)
+    assert (kind, AgencyRecord.model_validate(values)) == ("agency", record)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("", "holds no record"),
+    ("[1]\n", "line 1: line is not a JSON object"),
+    ('{"ProfileKey": "X"}\n', "cannot tell an agent (Ssn) from an agency (Tin)"),
+    ('{"clientRefId": "x", "data": {"agent": {}, "agency": {}}}\n', "exactly one of agent"),
+])
+def test_an_unusable_line_says_why(tmp_path, content, message):
+    path = tmp_path / "bad.ndjson"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        read_profile(path)
+
+
+def test_an_xml_document_of_another_kind_is_refused(tmp_path):
+    path = tmp_path / "order.xml"
+    path.write_text("<Order><tlq/></Order>")
+    with pytest.raises(WireError, match="expected the root element <Agent> or <Agency>"):
+        read_profile(path)

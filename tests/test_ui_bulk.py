@@ -1,0 +1,576 @@
+"""Pilot tests of the Bulk area against the embedded sandbox: pick, check, submit, watch,
+page through the outcomes, retry, save the report, resume what an earlier session left."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from bulk_support import FAST
+from textual.widgets import DataTable, Input, Static
+
+from tui_app.bulk.journal import DONE, STOPPED, VALIDATING, Journal
+from tui_app.bulk.pipeline import Backoff, create_job
+from tui_app.contract.bulk import BulkItem
+from tui_app.contract.profile import AgentRecord
+from tui_app.ui.screens import bulk as bulk_screen
+from tui_app.ui.screens.bulk import BulkJobScreen, BulkScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.screens.help import HelpScreen
+from tui_app.ui.widgets.bulk_path import PathSuggester
+from tui_app.ui.widgets.paged_table import PagedTable
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def quick_runs(monkeypatch):
+    """Jobs retry and poll with short delays, so a test can watch them finish."""
+    monkeypatch.setattr(bulk_screen, "RUN_SETTINGS", FAST)
+
+
+def agent_line(n: int, *, business_address: bool = True) -> str:
+    fields = {
+        "ProfileKey": f"UIB-{n}",
+        "Ssn": f"96{n:07d}",
+        "Demographic": {"EmpStatus": "7040", "FirstName": "Ada", "LastName": "Lane"},
+    }
+    if business_address:
+        fields["BusinessAddress"] = {
+            "StreetAddress1": "1 Main St", "City": "Austin", "State": "TX", "Zip": "73301",
+        }  # fmt: skip
+    return json.dumps(BulkItem.wrap(AgentRecord(**fields)).to_line())
+
+
+BAD_SSN = json.dumps({"profileKey": "UIB-BAD", "ssn": "12"})
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def mixed_file(folder: Path) -> Path:
+    """Six records: lines 2 and 4 are invalid; line 5 is valid here but refused by the
+    service (a new agent needs a business address): FAILED, not retryable."""
+    return write_lines(folder / "mixed.ndjson", [
+        agent_line(1),                           # 1
+        BAD_SSN,                                 # 2 invalid
+        agent_line(3),                           # 3
+        "{not json",                             # 4 invalid
+        agent_line(5, business_address=False),   # 5 failed by the service
+        agent_line(6),                           # 6
+    ])  # fmt: skip
+
+
+async def settle(app, pilot) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_bulk(app, pilot) -> BulkScreen:
+    await app.client()  # connected: the embedded sandbox runs
+    await settle(app, pilot)
+    await pilot.press("4")
+    await settle(app, pilot)
+    assert isinstance(app.screen, BulkScreen)
+    return app.screen
+
+
+def text_of(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+def messages(app) -> str:
+    return "\n".join(n.message for n in app._notifications)
+
+
+def job_row(screen: BulkScreen, job_id: str) -> dict[str, str]:
+    table = screen.query_one("#bulk-jobs", DataTable)
+    cells = table.get_row(job_id)
+    return {key: str(cell) for (key, _), cell in zip(bulk_screen.JOB_COLUMNS, cells, strict=True)}
+
+
+def page_rows(screen: BulkJobScreen) -> list[tuple[str, str]]:
+    """(line, outcome) of each row of the page shown."""
+    table = screen.query_one("#bulk-lines", PagedTable).table
+    return [(str(table.get_row_at(i)[0]), str(table.get_row_at(i)[1]))
+            for i in range(table.row_count)]  # fmt: skip
+
+
+async def wait_for(pilot, condition, what: str, seconds: float = 15.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def answer_path(app, pilot, path: Path) -> None:
+    await wait_for(pilot, lambda: isinstance(app.screen, PathScreen), "the path dialog")
+    app.screen.query_one(Input).value = str(path)
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+# --- picking, checking, submitting ---------------------------------------------------------
+
+
+async def test_a_file_is_checked_submitted_and_followed_to_the_end(ui_app, tmp_path):
+    path = mixed_file(tmp_path)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        assert "No bulk jobs yet" in text_of(screen, "#bulk-selected-text")
+        await pilot.press("f2")
+        field = screen.query_one("#bulk-path", Input)
+        assert app.focused is field
+        field.value = str(tmp_path / "mi")
+        await settle(app, pilot)
+        await pilot.press("tab")  # completes the name, as a shell does
+        assert field.value == str(path)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        summary = text_of(screen, "#bulk-preflight")
+        assert "mixed.ndjson  checked: 6 records, 4 valid, 2 invalid" in summary
+        assert "✗ line 2: ssn: must be exactly 9 characters, not 2" in summary
+        assert "✗ line 4: not valid JSON" in summary
+        assert "F5 submits the 4 valid records" in summary
+
+        await pilot.press("f5")
+        await settle(app, pilot)
+        [job] = Journal().jobs()
+        assert job.state == DONE
+        assert "Submitted as job " + job.id in text_of(screen, "#bulk-preflight")
+        assert field.value == "" and app.focused is screen.query_one("#bulk-jobs")
+        row = job_row(screen, job.id)
+        assert row["state"] == "done" and row["progress"].endswith("100%")
+        counts = {k: row[k] for k in ("lines", "invalid", "sent", "completed", "failed")}
+        assert counts == {"lines": "6", "invalid": "2", "sent": "4", "completed": "3",
+                          "failed": "1"}  # fmt: skip
+        assert row["file"] == "mixed.ndjson"
+        selected = text_of(screen, "#bulk-selected-text")
+        assert f"Job {job.id}  done" in selected
+        assert "6 lines: 3 completed, 1 failed, 2 invalid; sent 4 of 4 valid" in selected
+        assert "Done: 3 completed, 1 failed, 2 invalid of 6 lines." in messages(app)
+
+
+async def test_the_details_filter_and_save_the_report_and_the_lines_to_fix(ui_app, tmp_path):
+    path = mixed_file(tmp_path)
+    original = path.read_bytes().splitlines(keepends=True)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await pilot.press("enter")  # on the job's row
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, BulkJobScreen)
+        assert page_rows(detail) == [("1", "completed"), ("2", "invalid"), ("3", "completed"),
+                                     ("4", "invalid"), ("5", "failed"), ("6", "completed")]  # fmt: skip
+        assert "Lines: page 1 of 1  ·  rows 1–6 of 6" in text_of(detail, ".paged-info")
+
+        await pilot.press("f")
+        await settle(app, pilot)
+        assert page_rows(detail) == [("5", "failed")]
+        assert "Failed lines: page 1 of 1" in text_of(detail, ".paged-info")
+        line_detail = text_of(detail, "#bulk-line-detail")
+        assert line_detail.startswith("line 5: failed: ")
+        assert "businessAddress: is required for a new agent profile" in line_detail
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert page_rows(detail) == [] and "No retryable failures." in text_of(
+            detail, ".paged-info"
+        )
+        await pilot.press("i")
+        await settle(app, pilot)
+        assert page_rows(detail) == [("2", "invalid"), ("4", "invalid")]
+        labels = [str(tab.label) for tab in detail.query("#bulk-filter Tab")]
+        assert labels == ["All 6", "Failed 1", "Retryable 0", "Invalid 2"]
+
+        await pilot.press("f6")
+        out = tmp_path / "out"
+        out.mkdir()
+        await answer_path(app, pilot, out / "report.csv")
+        with open(out / "report.csv", newline="", encoding="utf-8") as file:
+            rows = {int(r["line"]): r for r in csv.DictReader(file)}
+        assert {n: r["outcome"] for n, r in rows.items()} == {
+            1: "COMPLETED", 2: "INVALID", 3: "COMPLETED", 4: "INVALID", 5: "FAILED",
+            6: "COMPLETED",
+        }  # fmt: skip
+        assert (out / "failed.ndjson").read_bytes() == b"".join(original[n - 1] for n in (2, 4, 5))
+        assert "Report saved" in [n.title for n in app._notifications]
+
+        await pilot.press("f7")
+        await answer_path(app, pilot, tmp_path / "to-fix.ndjson")
+        assert (tmp_path / "to-fix.ndjson").read_bytes() == (out / "failed.ndjson").read_bytes()
+        assert "3 lines to fix and submit again" in messages(app)
+
+        # Saving over an existing file asks first; "no" leaves it alone.
+        (tmp_path / "to-fix.ndjson").write_text("keep me\n")
+        await pilot.press("f7")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathScreen), "the path dialog")
+        app.screen.query_one(Input).value = str(tmp_path / "to-fix.ndjson")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert (tmp_path / "to-fix.ndjson").read_text() == "keep me\n"
+
+        # The input file itself is never written over.
+        await pilot.press("f7")
+        await wait_for(pilot, lambda: isinstance(app.screen, PathScreen), "the path dialog")
+        app.screen.query_one(Input).value = str(path)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert path.read_bytes() == b"".join(original)
+        assert "is the job's input file" in messages(app)
+
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen
+
+
+async def test_a_long_job_is_shown_a_page_at_a_time(ui_app, tmp_path):
+    lines = [agent_line(1)] + [BAD_SSN] * 229 + [agent_line(231)]
+    path = write_lines(tmp_path / "long.ndjson", lines)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await pilot.press("f8")
+        await settle(app, pilot)
+        detail = app.screen
+        paged = detail.query_one("#bulk-lines", PagedTable)
+        assert paged.table.row_count == 100 and paged.keys[0] == 1
+        assert "page 1 of 3  ·  rows 1–100 of 231  ·  n next" in text_of(detail, ".paged-info")
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert paged.keys[0] == 101 and paged.keys[-1] == 200
+        assert "page 2 of 3  ·  rows 101–200 of 231  ·  n next, p previous" in text_of(
+            detail, ".paged-info"
+        )
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert paged.keys == list(range(201, 232)) and page_rows(detail)[-1] == ("231", "completed")
+        await pilot.press("n")  # no further page
+        await settle(app, pilot)
+        assert paged.keys[0] == 201 and "This is the last page." in messages(app)
+        await pilot.press("p", "p")
+        await settle(app, pilot)
+        assert paged.keys[0] == 1
+        # PageDown past the last row turns the page; PageUp above the first turns it back.
+        paged.table.move_cursor(row=99)
+        await pilot.press("pagedown")
+        await settle(app, pilot)
+        assert paged.page == 2 and paged.table.cursor_row == 0
+        await pilot.press("pageup")
+        await settle(app, pilot)
+        assert paged.page == 1 and paged.table.cursor_row == 99
+        # A filter starts again from its first page.
+        await pilot.press("n", "i")
+        await settle(app, pilot)
+        assert paged.page == 1 and paged.keys[0] == 2
+        assert "Invalid lines: page 1 of 3  ·  rows 1–100 of 229" in text_of(detail, ".paged-info")
+
+
+async def test_a_bad_path_gives_a_clear_message(ui_app, tmp_path):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        await pilot.press("f5")
+        await pilot.pause()
+        assert "Pick a file first" in messages(app)
+        assert app.focused is screen.query_one("#bulk-path")
+
+        screen.query_one("#bulk-path", Input).value = str(tmp_path / "nowhere.ndjson")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        panel = screen.query_one("#bulk-preflight", Static)
+        assert f"✗ Cannot use this file: {tmp_path / 'nowhere.ndjson'}: no such file" in str(
+            panel.render()
+        )
+        assert panel.has_class("-error")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert "✗ Cannot submit:" in text_of(screen, "#bulk-preflight")
+        assert f"{tmp_path}/nowhere.ndjson: no such file" in messages(app)
+
+        screen.query_one("#bulk-path", Input).value = str(tmp_path)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "is a folder, not an NDJSON file" in text_of(screen, "#bulk-preflight")
+        assert Journal().jobs() == []
+
+        # Nothing valid: the check says so, and submitting asks first.
+        write_lines(tmp_path / "bad.ndjson", [BAD_SSN, "[1, 2]"])
+        screen.query_one("#bulk-path", Input).value = str(tmp_path / "bad.ndjson")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "No record is valid" in text_of(screen, "#bulk-preflight")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert Journal().jobs() == []
+
+
+# --- jobs from elsewhere -------------------------------------------------------------------
+
+
+async def test_unfinished_jobs_from_an_earlier_session_are_offered_and_resume(ui_app, tmp_path):
+    path = mixed_file(tmp_path)
+    with Journal() as journal:  # another session created these and never ran them
+        left = create_job(journal, path, "sandbox")
+        other_env = create_job(journal, path, "staging")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the offer")
+        question = str(app.screen.query_one(".dialog-text", Static).render())
+        assert "1 bulk job did not finish" in question and left.id in question
+        assert other_env.id not in question
+        assert "belong to staging" in messages(app)
+        await pilot.press("y")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, BulkScreen)
+        with Journal() as journal:
+            assert journal.job(left.id).state == DONE
+            assert journal.job(other_env.id).state == VALIDATING  # not sent to this env
+        row = job_row(screen, left.id)
+        assert (row["state"], row["completed"], row["failed"], row["invalid"]) == (
+            "done", "3", "1", "2")  # fmt: skip
+        assert job_row(screen, other_env.id)["state"] == "paused (env staging)"
+        screen.query_one("#bulk-jobs", DataTable).move_cursor(
+            row=screen._row_ids.index(other_env.id)
+        )
+        await pilot.press("f6")
+        await settle(app, pilot)
+        assert "switch to it in Settings to resume it" in messages(app)
+
+
+async def test_declined_jobs_stay_and_resume_on_request(ui_app, tmp_path):
+    path = mixed_file(tmp_path)
+    with Journal() as journal:
+        left = create_job(journal, path, "sandbox")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the offer")
+        await pilot.press("n")
+        await settle(app, pilot)
+        screen = app.screen
+        assert job_row(screen, left.id)["state"] == "interrupted"
+        assert "select it and press F6" in messages(app)
+        await pilot.press("f6")
+        await settle(app, pilot)
+        assert Journal().job(left.id).state == DONE
+        assert job_row(screen, left.id)["state"] == "done"
+
+
+async def test_a_job_another_process_runs_is_shown_but_not_taken(ui_app, tmp_path):
+    path = mixed_file(tmp_path)
+    journal = Journal()
+    job = create_job(journal, path, "sandbox")
+    app = ui_app()
+    with journal.running(job.id):  # as the CLI holds it while it runs the job
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_bulk(app, pilot)  # no offer: it is running
+            assert job_row(screen, job.id)["state"] == "running elsewhere"
+            await pilot.press("f6")
+            await settle(app, pilot)
+            assert "running in another process" in messages(app)
+            await pilot.press("f7")
+            await settle(app, pilot)
+            assert "stop it there" in messages(app)
+            screen.start_run(job.id)  # even if asked to, it does not run it twice
+            await settle(app, pilot)
+            assert "already running in another process" in messages(app)
+            assert journal.job(job.id).state == VALIDATING
+    journal.close()
+
+
+async def test_a_file_changed_since_its_job_began_is_not_resumed(ui_app, tmp_path):
+    path = mixed_file(tmp_path)
+    with Journal() as journal:
+        job = create_job(journal, path, "sandbox")
+    with open(path, "a", encoding="utf-8") as file:
+        file.write(agent_line(7) + "\n")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the offer")
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert "It cannot go on: " in messages(app)
+        assert "has changed since the job was started; submit it again as a new job" in messages(
+            app
+        )
+        assert Journal().job(job.id).counts.lines == 0  # nothing was read or sent
+
+
+async def test_an_unreachable_service_stops_the_job_with_a_plain_message(
+    ui_app, config_file, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(bulk_screen, "RUN_SETTINGS", replace(FAST, request_attempts=1))
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(
+        'active = "down"\n\n[environments.down]\nbase_url = "http://127.0.0.1:9"\n',
+        encoding="utf-8",
+    )
+    path = write_lines(tmp_path / "one.ndjson", [agent_line(1)])
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        [job] = Journal().jobs()
+        assert job.state == STOPPED and job.env == "down"
+        assert "the service keeps failing to accept bulk requests" in job.message
+        assert f"Stopped: {job.message}. F6 resumes it." in messages(app)
+        assert "Traceback" not in messages(app)
+        assert job_row(screen, job.id)["state"] == "stopped"
+
+
+# --- stopping and retrying ---------------------------------------------------------------
+
+
+async def test_a_running_job_stops_on_request_and_resumes(ui_app, tmp_path, monkeypatch):
+    monkeypatch.setattr(bulk_screen, "RUN_SETTINGS", replace(FAST, retry=Backoff(1.0, 1.0)))
+    path = write_lines(tmp_path / "flaky.ndjson", [agent_line(n) for n in range(1, 5)])
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        sandbox = app.connection.sandbox
+        sandbox.bulk._fail_rate = 1.0  # every record fails, retryably
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen.jobs and next(iter(screen.jobs.values())).counts.retrying,
+                       "a first retryable failure")  # fmt: skip
+        [job_id] = screen.jobs
+        assert job_row(screen, job_id)["state"] in ("sending", "awaiting results")
+        await pilot.press("f7")
+        await settle(app, pilot)
+        job = Journal().job(job_id)
+        assert (job.state, job.message) == (STOPPED, "stopped on request")
+        assert job_row(screen, job_id)["state"] == "stopped"
+        assert "Stopped: stopped on request. F6 resumes it." in text_of(
+            screen, "#bulk-selected-text"
+        )
+        sandbox.bulk._fail_rate = 0.0
+        await pilot.press("f6")
+        await settle(app, pilot)
+        job = Journal().job(job_id)
+        assert job.state == DONE and job.counts.completed == 4
+
+
+async def test_quitting_while_a_job_runs_leaves_it_to_resume_next_time(
+    ui_app, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(bulk_screen, "RUN_SETTINGS", replace(FAST, retry=Backoff(1.0, 1.0)))
+    path = write_lines(tmp_path / "flaky.ndjson", [agent_line(n) for n in range(1, 5)])
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        app.connection.sandbox.bulk._fail_rate = 1.0
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: screen.jobs and next(iter(screen.jobs.values())).counts.retrying,
+                       "a first retryable failure")  # fmt: skip
+        await pilot.press("ctrl+q")
+    [job] = Journal().jobs()
+    assert (job.state, job.message) == (STOPPED, "interrupted")
+
+    app = ui_app()  # the next session: a new sandbox, which does not fail
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the offer")
+        assert "stopped" in str(app.screen.query_one(".dialog-text", Static).render())
+        await pilot.press("y")
+        await settle(app, pilot)
+        job = Journal().job(job.id)
+        assert job.state == DONE and job.counts.completed == 4
+
+
+async def test_retryable_failures_are_sent_again_from_the_details(ui_app, tmp_path):
+    path = write_lines(tmp_path / "flaky.ndjson", [agent_line(n) for n in range(1, 4)])
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        sandbox = app.connection.sandbox
+        sandbox.bulk._fail_rate = 1.0
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        [job] = Journal().jobs()
+        assert job.state == DONE and job.counts.failed == 3
+        await pilot.press("f8")
+        await settle(app, pilot)
+        detail = app.screen
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert page_rows(detail) == [("1", "failed"), ("2", "failed"), ("3", "failed")]
+        assert "transient failure" in text_of(detail, "#bulk-line-detail")
+
+        sandbox.bulk._fail_rate = 0.0
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert "Sending 3 records again." in messages(app)
+        await wait_for(pilot, lambda: Journal().job(job.id).counts.completed == 3, "the retry")
+        await wait_for(pilot, lambda: page_rows(detail) == [], "the page to empty")
+        assert "No retryable failures." in text_of(detail, ".paged-info")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert "It has no retryable failures to send again." in messages(app)
+
+
+# --- keys and completion ---------------------------------------------------------------------
+
+
+async def test_every_bulk_key_has_an_id_in_the_help(ui_app, tmp_path):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_bulk(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        ids = {row[2] for row in app.screen.rows}
+        assert {"bulk.pick", "bulk.check", "bulk.jobs", "bulk.submit", "bulk.resume",
+                "bulk.stop", "bulk.open"} <= ids  # fmt: skip
+
+
+def test_paths_complete_from_the_folder(tmp_path, monkeypatch):
+    (tmp_path / "mine").mkdir()
+    for name in ("mixed.ndjson", "mixed.txt", "notes.txt", ".hidden.ndjson"):
+        (tmp_path / name).write_text("{}\n")
+    complete = PathSuggester().complete
+    base = f"{tmp_path}/"
+    assert complete(base + "mix") == base + "mixed."  # the common start of two names
+    assert complete(base + "mixed.") == base + "mixed.ndjson"  # bulk files first
+    assert complete(base + "mi") == base + "mine/"  # folders first
+    assert complete(base + "no") == base + "notes.txt"
+    assert complete(base + ".h") == base + ".hidden.ndjson"  # hidden only once a dot is typed
+    assert complete(base) == base + "mine/"
+    assert complete(base + "zzz") is None
+    assert complete(base + "notes.txt") is None  # complete already
+    assert complete(f"{tmp_path}/nowhere/x") is None
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert complete("~/no") == "~/notes.txt"  # the ~ stays as typed

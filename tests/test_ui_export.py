@@ -1,0 +1,195 @@
+"""Pilot tests of export browsing against the embedded sandbox: choose data sets, fetch,
+browse records (masked), page through a large data set, save JSON and CSV, edit."""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+
+from textual.widgets import Input, SelectionList, Static
+
+from tui_app.contract.export import AGENT_DATA_SETS, DataSet, ExportResponse
+from tui_app.ui.scenes import DEMO_AGENT
+from tui_app.ui.screens.dialogs import PathScreen
+from tui_app.ui.screens.export import ExportScreen
+from tui_app.ui.screens.profiles import ProfilesScreen
+from tui_app.ui.widgets.export_tree import PAGE, MoreEntry, RecordEntry
+
+SIZE = (120, 40)
+KEY = DEMO_AGENT["ProfileKey"]
+
+
+async def settle(app, pilot) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_export(app, pilot, *, imported: bool = True) -> ExportScreen:
+    await settle(app, pilot)
+    if imported:
+        assert (await (await app.client()).import_agent(DEMO_AGENT)).Success
+    await app.switch_mode("export")
+    await settle(app, pilot)
+    assert isinstance(app.screen, ExportScreen)
+    return app.screen
+
+
+async def fetch(app, pilot, key: str = KEY) -> None:
+    app.screen.query_one("#export-key", Input).value = key
+    await pilot.press("f5")
+    await settle(app, pilot)
+
+
+def last_note(app) -> str:
+    return list(app._notifications)[-1].message
+
+
+def text_of(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+def node_labels(node) -> list[str]:
+    return [str(child.label) for child in node.children]
+
+
+async def test_fetch_and_browse_records_with_personal_data_masked(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_export(app, pilot)
+        await fetch(app, pilot)
+        labels = node_labels(screen.tree.root)
+        assert len(labels) == len(AGENT_DATA_SETS)
+        assert "Address  (2 records)" in labels and "Ce  (0 records)" in labels
+        assert "License  (2 records)" in labels  # joined from the registry by NPN
+        assert "26 data sets, 14 records" in text_of(screen, "#export-info")
+        # Open PersonalInfo and look at its record: the SSN stays masked.
+        await pilot.press("f4")
+        personal = next(n for n in screen.tree.root.children if n.data.data_set.name
+                        == "PersonalInfo")
+        screen.tree.move_cursor(personal)
+        await pilot.press("enter", "down")
+        await pilot.pause()
+        assert isinstance(screen.tree.cursor_node.data, RecordEntry)
+        detail = text_of(screen, "#export-detail")
+        assert "PersonalInfo record 1" in detail and "***-**-1234" in detail
+        assert "000121234" not in detail
+        assert "000121234" not in "".join(node_labels(personal))
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert "000121234" in text_of(screen, "#export-detail")
+
+
+async def test_data_sets_are_chosen_with_all_and_none_keys(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_export(app, pilot)
+        sets = screen.query_one("#export-sets", SelectionList)
+        assert sets.selected == list(AGENT_DATA_SETS)
+        await pilot.press("f3")
+        assert sets.selected == []
+        await fetch(app, pilot)
+        assert "name at least one data set" in last_note(app)
+        await pilot.press("f2")
+        assert sets.selected == list(AGENT_DATA_SETS)
+        await pilot.press("f3")
+        sets.select("Address")
+        sets.select("Demographic")
+        await fetch(app, pilot)
+        assert node_labels(screen.tree.root) == ["Address  (2 records)",
+                                                 "Demographic  (1 record)"]
+
+
+async def test_agency_data_sets_follow_the_kind(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_export(app, pilot, imported=False)
+        screen.query_one("#export-kind").value = "agency"
+        await pilot.pause()
+        sets = screen.query_one("#export-sets", SelectionList)
+        assert "FirmAffiliations" in sets.selected and "PersonalInfo" not in sets.selected
+
+
+async def test_an_unknown_profile_is_said_in_words(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_export(app, pilot, imported=False)
+        await fetch(app, pilot, "NOPE-1")
+        assert "no agent profile with ProfileKey NOPE-1" in last_note(app)
+        assert "✗ Not fetched" in text_of(screen, "#export-info")
+
+
+async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):
+    big = ExportResponse(dataSets=[DataSet(dataSetType="AgentLicenseDataSet", records=[
+        {"State": "CA", "LicenseNumber": f"L{i}", "Ssn": "000121234"} for i in range(25_000)])])
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_export(app, pilot, imported=False)
+        screen.show_result("agent", "BIG", big)
+        await pilot.pause()
+        [node] = screen.tree.root.children
+        assert str(node.label) == "License  (25000 records)" and not node.children
+        start = time.perf_counter()
+        screen.tree.focus()
+        screen.tree.move_cursor(node)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert time.perf_counter() - start < 1.0
+        assert len(node.children) == PAGE + 1
+        more = node.children[-1]
+        assert isinstance(more.data, MoreEntry)
+        assert str(more.label) == f"… {25_000 - PAGE} more (Enter shows {PAGE})"
+        assert str(node.children[0].label) == "1. CA · L0"  # no personal data in labels
+        screen.tree.move_cursor(more)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(node.children) == 2 * PAGE + 1
+        assert screen.tree.cursor_node.data == RecordEntry(big.dataSets[0], PAGE)
+        assert f"License record {PAGE + 1}" in text_of(screen, "#export-detail")
+
+
+async def answer_path(app, pilot, key: str, path) -> None:
+    await pilot.press(key)
+    await pilot.pause()
+    assert isinstance(app.screen, PathScreen)
+    app.screen.query_one(Input).value = str(path)
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+async def test_the_result_saves_as_json_and_as_csv_files(ui_app, tmp_path):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_export(app, pilot)
+        await fetch(app, pilot)
+        await answer_path(app, pilot, "f6", tmp_path / "agent.json")
+        saved = ExportResponse.model_validate_json((tmp_path / "agent.json").read_text())
+        assert saved == screen.result
+        names = [ds.name for ds in saved.dataSets]
+        assert names == list(AGENT_DATA_SETS)
+
+        await answer_path(app, pilot, "f6", tmp_path / "agent.csv")
+        assert sorted(p.name for p in tmp_path.glob("agent-*.csv")) == sorted(
+            f"agent-{n}.csv" for n in AGENT_DATA_SETS)
+        with (tmp_path / "agent-Address.csv").open(newline="") as file:
+            rows = list(csv.DictReader(file))
+        assert [r["AddressType"] for r in rows] == ["BusinessAddress", "MailingAddress"]
+        assert json.loads(rows[0]["DynamicData"]) == {"Branch": "West", "Desk": "7"}
+        assert rows[1]["DynamicData"] == ""  # a column of the union, empty where absent
+        assert (tmp_path / "agent-Ce.csv").read_text() == ""
+        assert "Saved 26 file(s)" in last_note(app)
+
+
+async def test_the_profile_opens_in_the_editor(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_export(app, pilot)
+        await fetch(app, pilot)
+        await pilot.press("f7")
+        await settle(app, pilot)
+        assert app.current_mode == "profiles"
+        assert isinstance(app.screen, ProfilesScreen)
+        data = app.screen.editor.data()
+        assert data["ProfileKey"] == KEY and data["Demographic"]["FirstName"] == "Avery"
+        assert data["BusinessAddress"]["DynamicData"] == {"Branch": "West", "Desk": "7"}

@@ -1,0 +1,440 @@
+"""Pilot tests of the profile editor against the embedded sandbox: create and import
+agents and agencies, open one through export and import it back without losing a field,
+show the service's validations on the fields they name, save and load files."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from textual.widgets import Collapsible, Input, Select, Static
+
+from tui_app.client.registry import RegistryClient, RetryPolicy
+from tui_app.config import GROUPS
+from tui_app.contract.bulk import BulkItem
+from tui_app.contract.profile import AgencyRecord, AgentRecord, ImportResult
+from tui_app.contract.profile_sets import PROFILE_DATA_SETS, record_from_data_sets
+from tui_app.ui.scenes import DEMO_AGENT
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.screens.profiles import ProfilesScreen, parse_validations
+from tui_app.ui.widgets.model_form import ModelForm, widget_id
+from tui_app.wire.xml import load_xml
+
+SIZE = (120, 40)
+
+NEW_AGENT = {
+    "ProfileKey": "NEW-1", "Ssn": "000450001",
+    "BusinessAddress.StreetAddress1": "1 Main St", "BusinessAddress.City": "Austin",
+    "BusinessAddress.State": "TX", "BusinessAddress.Zip": "73301",
+    "Demographic.EmpStatus": "7040", "Demographic.FirstName": "Kim",
+    "Demographic.LastName": "Lee", "CurrentEmployment.EmployerName": "Lone Star Life",
+    "CurrentEmployment.JobTitle": "Agent", "CurrentEmployment.HireDate": "2024-01-02T00:00:00",
+}  # fmt: skip
+
+
+async def settle(app, pilot) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_profiles(app, pilot) -> ProfilesScreen:
+    await settle(app, pilot)
+    await app.switch_mode("profiles")
+    await settle(app, pilot)
+    assert isinstance(app.screen, ProfilesScreen)
+    return app.screen
+
+
+async def fill(pilot, form: ModelForm, values: dict[str, str]) -> None:
+    """Fill inputs and pick select values (as a paste does: one change per field)."""
+    for path, value in values.items():
+        form.query_one("#" + widget_id(path)).value = value
+    await pilot.pause()
+
+
+async def set_kind(app, pilot, kind: str) -> None:
+    app.screen.query_one("#profile-kind", Select).value = kind
+    await settle(app, pilot)
+
+
+async def answer_path(app, pilot, key: str, path) -> None:
+    await pilot.press(key)
+    await pilot.pause()
+    assert isinstance(app.screen, PathScreen)
+    app.screen.query_one(Input).value = str(path)
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+def text_of(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+def error_text(form: ModelForm, path: str) -> str:
+    return str(form.query_one(f"#{widget_id(path)}-error", Static).render())
+
+
+def notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def stored(app, kind: str, key: str):
+    """The profile as the service has it, read back through export."""
+    client = await app.client()
+    export = await getattr(client, f"export_{kind}")(
+        {"profileKey": key, "dataSets": list(PROFILE_DATA_SETS[kind])})
+    return record_from_data_sets(kind, export.dataSets or [])
+
+
+async def test_a_new_agent_is_filled_in_and_imported(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, NEW_AGENT)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        result = text_of(screen, "#profile-result")
+        assert "✓ Imported" in result and "created agent profile NEW-1" in result
+        record = await stored(app, "agent", "NEW-1")
+        assert record.Demographic.FirstName == "Kim"
+        assert record.BusinessAddress.City == "Austin"
+        assert record.CurrentEmployment.HireDate == "2024-01-02T00:00:00"
+
+
+async def test_a_new_agency_with_contacts_added_and_removed_is_imported(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await set_kind(app, pilot, "agency")
+        await fill(pilot, screen.editor.form, {
+            "ProfileKey": "FIRM-9", "Tin": "000000009",
+            "Demographic.FirmName": "Nine Partners LLC", "Demographic.Status": "7040"})
+        for contact_type in ("Billing", "Compliance", "Mistake"):
+            await pilot.press("f8")
+            await settle(app, pilot)
+            form = screen.editor.contacts.forms[-1]
+            assert app.focused is form.query_one("#f-ContactType")  # ready to type
+            await fill(pilot, form, {"ContactType": contact_type,
+                                     "EmailAddress": f"{contact_type.lower()}@example.test"})
+        await pilot.press("f9")  # removes the contact being edited: the third
+        await settle(app, pilot)
+        titles = [str(c.title) for c in screen.editor.contacts.query(Collapsible)]
+        assert titles == ["Contact 1", "Contact 2"]
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert "created agency profile FIRM-9" in text_of(screen, "#profile-result")
+        record = await stored(app, "agency", "FIRM-9")
+        assert [(c.ContactType, c.EmailAddress) for c in record.Contacts] == [
+            ("Billing", "billing@example.test"), ("Compliance", "compliance@example.test")]
+        assert record.Demographic.Status == 7040
+
+
+async def test_an_opened_profile_round_trips_without_losing_a_field(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        client = await app.client()
+        assert (await client.import_agent(DEMO_AGENT)).Success
+        before = await stored(app, "agent", "AQS-1001")
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {"ProfileKey": "AQS-1001"})
+        await pilot.press("f2")
+        await settle(app, pilot)
+        assert screen.editor.data() == before.model_dump(mode="json", exclude_none=True)
+        last_name = screen.editor.form.query_one("#" + widget_id("Demographic.LastName"), Input)
+        last_name.value = ""
+        last_name.focus()
+        await pilot.press(*"Sample-Quinn")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert "updated agent profile AQS-1001" in text_of(screen, "#profile-result")
+        after = await stored(app, "agent", "AQS-1001")
+        assert after.Demographic.LastName == "Sample-Quinn"
+        # Every other field, DynamicData included, is as it was.
+        changed = before.model_copy(update={"Demographic": before.Demographic.model_copy(
+            update={"LastName": "Sample-Quinn"})})
+        assert after == changed
+        assert after.BusinessAddress.DynamicData == {"Branch": "West", "Desk": "7"}
+
+
+async def test_a_profile_opened_with_another_ssn_is_not_loaded(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await (await app.client()).import_agent(DEMO_AGENT)
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {"ProfileKey": "AQS-1001", "Ssn": "000999999"})
+        await pilot.press("f2")
+        await settle(app, pilot)
+        assert "has another Ssn" in notes(app)[-1]
+        assert screen.editor.form.data() == {"ProfileKey": "AQS-1001", "Ssn": "000999999"}
+
+
+async def test_the_service_refusal_of_a_new_agent_without_demographic_is_shown(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {
+            k: v for k, v in NEW_AGENT.items() if not k.startswith("Demographic")})
+        await pilot.press("f5")
+        await settle(app, pilot)
+        result = text_of(screen, "#profile-result")
+        assert "✗ Not imported" in result and "Success: false" in result
+        assert "Demographic: is required for a new agent profile" in result
+        group = screen.query_one("#" + widget_id("Demographic") + "-group", Collapsible)
+        assert group.title == "Demographic  ✗ is required for a new agent profile"
+        assert group.has_class("-invalid") and not group.collapsed
+        assert app.focused is screen.editor.form.query_one("#" + widget_id("Demographic.EmpStatus"))
+        assert "not imported" in notes(app)[-1]
+        # Adding the section and importing again clears the mark.
+        await fill(pilot, screen.editor.form, {k: v for k, v in NEW_AGENT.items()
+                                        if k.startswith("Demographic")})
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert group.title == "Demographic" and not group.has_class("-invalid")
+
+
+async def test_each_validation_of_the_service_lands_on_its_field(ui_app, monkeypatch):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await set_kind(app, pilot, "agency")
+        await fill(pilot, screen.editor.form, {"ProfileKey": "FIRM-1", "Tin": "000000011",
+                                        "Demographic.FirmName": "One LLC",
+                                        "Demographic.Status": "7041"})
+        for _ in range(2):
+            await pilot.press("f8")
+            await settle(app, pilot)
+            await fill(pilot, screen.editor.contacts.forms[-1],
+                       {"ContactType": "Billing", "EmailAddress": "a@example.test"})
+
+        async def refuse(record):
+            return ImportResult(Success=False, Message="not imported: 3 problem(s)",
+                                Validations="Demographic.FirmName: does not match the registry\n"
+                                            "Contacts[1].EmailAddress: bounced\n"
+                                            "BusinessAddress.Zip: unknown ZIP code")
+
+        monkeypatch.setattr(await app.client(), "import_agency", refuse)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert error_text(screen.editor.form, "Demographic.FirmName") == (
+            "✗ does not match the registry")
+        first, second = screen.editor.contacts.forms
+        assert error_text(second, "EmailAddress") == "✗ bounced"
+        assert error_text(first, "EmailAddress") == ""
+        assert error_text(screen.editor.form, "BusinessAddress.Zip") == "✗ unknown ZIP code"
+        # Every section the service names opens, so its error is in sight.
+        business = screen.query_one("#" + widget_id("BusinessAddress") + "-group", Collapsible)
+        assert not business.collapsed and str(business.title) == "BusinessAddress"
+        # Focus is on the first of them in the form's order.
+        assert app.focused is screen.editor.form.query_one("#" + widget_id("BusinessAddress.Zip"))
+
+
+def test_validations_text_becomes_field_errors():
+    errors = parse_validations("Demographic.FirstName: is required\n\nsomething went wrong: "
+                               "badly\nContacts[0].EmailAddress: bounced: twice")
+    assert [(e.path, e.message) for e in errors] == [
+        ("Demographic.FirstName", "is required"),
+        ("", "something went wrong: badly"),
+        ("Contacts[0].EmailAddress", "bounced: twice"),
+    ]
+
+
+@pytest.mark.parametrize(("status", "words"), [
+    (400, "the envelope is broken"),
+    (401, "did not accept the credentials (401)"),
+    (403, "refused this action for these credentials (403)"),
+    (500, "the service failed (500)"),
+])
+async def test_transport_and_auth_failures_become_plain_notifications(ui_app, status, words):
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, json={"message": "the envelope is broken"})
+
+    failing = RegistryClient({g: f"http://registry.test/{g}" for g in GROUPS},
+                             transport=httpx.MockTransport(answer),
+                             retry=RetryPolicy(attempts=1))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        app.connection.client = failing
+        await fill(pilot, screen.editor.form, NEW_AGENT)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        [note] = [n for n in app._notifications if n.title == "Not imported"]
+        assert words in note.message and note.severity == "error"
+        assert "press F2" in text_of(screen, "#profile-result")  # no result to show
+
+
+async def test_the_preview_is_the_xml_document_masked_until_revealed(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        # Inputs only for what the XML document carries.
+        assert screen.editor.form.query("#" + widget_id("Demographic.FirstName"))
+        for omitted in ("CurrentEmployment.City", "Demographic.JobTitle", "PrimaryAddress.City"):
+            assert not screen.editor.form.query("#" + widget_id(omitted))
+        await screen.show_profile("agent", DEMO_AGENT)
+        await pilot.press("f4")
+        await settle(app, pilot)
+        preview = text_of(screen, "#profile-xml")
+        assert "<Ssn>***-**-1234</Ssn>" in preview and "000121234" not in preview
+        assert "<DateOfBirth>**/**/****</DateOfBirth>" in preview
+        assert "<Branch>West</Branch>" in preview
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        preview = text_of(screen, "#profile-xml")
+        assert "<Ssn>000121234</Ssn>" in preview
+        # The preview is the document the import sends, indented.
+        body = preview[preview.index("<Agent>"):preview.index("</Agent>") + 8]
+        sent = AgentRecord.model_validate(DEMO_AGENT, context={"format": "xml"})
+        assert load_xml(body, AgentRecord, "Agent") == sent
+
+
+async def test_an_invalid_profile_is_neither_previewed_nor_sent(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {**NEW_AGENT, "Ssn": "12345"})
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert app.focused is screen.editor.form.query_one("#" + widget_id("Ssn"))
+        assert "exactly 9 characters" in error_text(screen.editor.form, "Ssn")
+        assert "<Agent>" not in text_of(screen, "#profile-xml")
+        assert "press F2" in text_of(screen, "#profile-result")
+
+
+BULK_AGENT = {
+    **DEMO_AGENT,
+    "CurrentEmployment": {**DEMO_AGENT["CurrentEmployment"], "City": "San Francisco",
+                          "State": "CA", "StreetAddress1": "1 Front St", "Zip": "94111"},
+    "Contact": {**DEMO_AGENT["Contact"], "DynamicData": {"Pager": "55"}},
+}  # fmt: skip
+
+
+async def test_values_the_xml_cannot_carry_are_kept_and_the_import_asks(ui_app, tmp_path):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await screen.show_profile("agent", BULK_AGENT)
+        await pilot.pause()
+        note = text_of(screen, "#profile-xml")
+        assert "an import leaves out: Contact.DynamicData, CurrentEmployment.City" in note
+        await pilot.press("f5")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert notes(app)[-1] == "Not imported."
+        # The bulk line keeps them.
+        line = tmp_path / "agent.ndjson"
+        await answer_path(app, pilot, "f6", line)
+        item = BulkItem.model_validate_json(line.read_bytes())
+        assert item.data.agent == AgentRecord.model_validate(BULK_AGENT)
+        # Importing anyway sends the XML document without them.
+        await pilot.press("f5")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert "created agent profile" in text_of(screen, "#profile-result")
+        assert (await stored(app, "agent", "AQS-1001")).CurrentEmployment.City is None
+
+
+async def test_a_bulk_line_needs_a_valid_bulk_record(ui_app, tmp_path):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, NEW_AGENT)  # employment without its bulk address
+        await answer_path(app, pilot, "f6", tmp_path / "agent.ndjson")
+        assert not (tmp_path / "agent.ndjson").exists()
+        assert "CurrentEmployment.City: is required" in notes(app)[-1]
+        group = screen.query_one("#" + widget_id("CurrentEmployment") + "-group", Collapsible)
+        assert "✗ City: is required" in str(group.title)
+
+
+@pytest.mark.parametrize("suffix", [".xml", ".ndjson"])
+async def test_a_profile_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
+    path = tmp_path / f"agency{suffix}"
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await set_kind(app, pilot, "agency")
+        await fill(pilot, screen.editor.form, {"ProfileKey": "FIRM-2", "Tin": "000000022",
+                                        "Demographic.FirmName": "Two LLC",
+                                        "Demographic.Status": "7040",
+                                        "PrimaryAddress.City": "Reno"})
+        await pilot.press("f8")
+        await settle(app, pilot)
+        await fill(pilot, screen.editor.contacts.forms[0],
+                   {"ContactType": "Billing", "EmailAddress": "b@example.test"})
+        before = screen.editor.data()
+        await answer_path(app, pilot, "f6", path)
+        if suffix == ".xml":
+            assert path.read_text().startswith('<?xml version="1.0" encoding="UTF-8"?>\n<Agency>')
+            # A draft (the address lacks its required fields) is saved as it is.
+            assert notes(app)[-1].endswith("as a draft: 3 problem(s) left"), notes(app)[-1]
+        else:
+            assert not path.exists()  # an invalid record makes no bulk line
+            await fill(pilot, screen.editor.form, {"PrimaryAddress.City": ""})
+            before = screen.editor.data()
+            await answer_path(app, pilot, "f6", path)
+            line = json.loads(path.read_text())
+            assert line["data"]["agency"]["contacts"][0]["emailAddress"] == "b@example.test"
+        await pilot.press("f3")  # new: the saved profile is not lost, so no question
+        await settle(app, pilot)
+        assert screen.editor.form.data() == {}
+        await set_kind(app, pilot, "agent")
+        await answer_path(app, pilot, "f7", path)
+        assert screen.editor.kind == "agency"
+        assert app.screen.query_one("#profile-kind", Select).value == "agency"
+        assert screen.editor.data() == before
+
+
+async def test_unsaved_changes_are_not_discarded_without_asking(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {"Demographic.FirstName": "Kim"})
+        await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert screen.editor.form.data() == {"Demographic": {"FirstName": "Kim"}}
+        # Switching kind keeps each kind's draft.
+        await set_kind(app, pilot, "agency")
+        assert screen.editor.form.data() == {}
+        await set_kind(app, pilot, "agent")
+        assert screen.editor.form.data() == {"Demographic": {"FirstName": "Kim"}}
+
+
+async def test_an_opened_agency_loses_the_contact_removed_and_keeps_the_rest(ui_app):
+    agency = {
+        "ProfileKey": "FIRM-7", "Tin": "000000077",
+        "BusinessAddress": {"StreetAddress1": "7 Elm St", "City": "Reno", "State": "NV",
+                            "Zip": "89501", "DynamicData": {"Floor": "3"}},
+        "Contacts": [{"ContactType": "Billing", "EmailAddress": "b@example.test",
+                      "ContactId": 11},
+                     {"ContactType": "Compliance", "EmailAddress": "c@example.test",
+                      "FirstName": "Cy"}],
+        "Demographic": {"FirmName": "Seven LLC", "Status": 7040, "DbaName": "Seven"},
+    }  # fmt: skip
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert (await (await app.client()).import_agency(agency)).Success
+        screen = await open_profiles(app, pilot)
+        await set_kind(app, pilot, "agency")
+        await fill(pilot, screen.editor.form, {"ProfileKey": "FIRM-7"})
+        await pilot.press("f2")
+        await settle(app, pilot)
+        assert AgencyRecord.model_validate(screen.editor.data()) == (
+            AgencyRecord.model_validate(agency))
+        first = screen.editor.contacts.forms[0]
+        first.query_one("#f-EmailAddress").focus()
+        await pilot.press("f9")
+        await settle(app, pilot)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert "updated agency profile FIRM-7" in text_of(screen, "#profile-result")
+        after = await stored(app, "agency", "FIRM-7")
+        assert after.model_dump(mode="json", exclude_none=True) == {
+            **agency, "Contacts": agency["Contacts"][1:]}

@@ -1,0 +1,105 @@
+"""A look at a bulk file before it is submitted: how many records, how many valid, and the
+first problems with their line numbers.
+
+It checks the file as :func:`~tui_app.bulk.pipeline.create_job` does and validates each
+line as a run does (:func:`~tui_app.bulk.source.check`), so its counts are the ones the job
+will have, including a clientRefId that repeats an earlier line's. Nothing is recorded and
+nothing is sent; memory stays small whatever the file's size (one number per envelope's
+clientRefId, to notice repeats, and the first few problems)::
+
+    summary = preflight(path, on_progress=show, cancelled=event)   # in a worker thread
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from tui_app.bulk.source import check, inspect_file
+from tui_app.wire.ndjson import read_lines
+
+FIRST_PROBLEMS = 5
+"""Problems kept for the summary; the rest are only counted."""
+PROGRESS_EVERY = 2000
+"""Lines between two progress reports."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int
+    errors: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {'; '.join(self.errors)}"
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """What a look at the file found so far (``done`` when it read the whole file)."""
+
+    path: Path
+    size: int
+    """The file's size in bytes."""
+    records: int = 0
+    """Non-blank lines read so far: each one is a record, valid or not."""
+    invalid: int = 0
+    problems: tuple[Problem, ...] = field(default=())
+    """The first :data:`FIRST_PROBLEMS` invalid lines."""
+    read: int = 0
+    """Bytes read so far."""
+    done: bool = False
+
+    @property
+    def valid(self) -> int:
+        return self.records - self.invalid
+
+    @property
+    def share(self) -> float:
+        """How much of the file has been read, 0 to 1."""
+        return 1.0 if self.done or not self.size else min(1.0, self.read / self.size)
+
+
+def preflight(
+    path: Path,
+    *,
+    on_progress: Callable[[Preflight], None] | None = None,
+    cancelled: threading.Event | None = None,
+    first: int = FIRST_PROBLEMS,
+) -> Preflight:
+    """Validate every line of ``path`` without recording or sending anything. Raises
+    :class:`~tui_app.bulk.source.SourceError` for a file that cannot be imported at all.
+    ``on_progress`` gets the summary so far every :data:`PROGRESS_EVERY` lines (in the
+    calling thread); setting ``cancelled`` stops at the next line, returning what was
+    found (not ``done``)."""
+    path = path.expanduser().resolve()
+    size = inspect_file(path).size
+    records = invalid = read = 0
+    problems: list[Problem] = []
+    seen: dict[int, int] = {}  # hash of an envelope's clientRefId -> its line
+
+    def summary(done: bool = False) -> Preflight:
+        return Preflight(path, size, records, invalid, tuple(problems), read, done)
+
+    for line in read_lines(path):
+        if cancelled is not None and cancelled.is_set():
+            return summary()
+        records += 1
+        read = line.offset + len(line.raw) + 1
+        checked, _ = check(line)
+        errors = checked.errors
+        if not errors and "clientRefId" in (line.value or {}):
+            # A bare record gets a new GUID, so only an envelope's id can repeat.
+            key = hash(checked.client_ref_id)
+            if key in seen:
+                errors = (f"clientRefId: repeats line {seen[key]}",)
+            else:
+                seen[key] = line.number
+        if errors:
+            invalid += 1
+            if len(problems) < first:
+                problems.append(Problem(line.number, errors))
+        if on_progress is not None and records % PROGRESS_EVERY == 0:
+            on_progress(summary())
+    return replace(summary(True), read=size)

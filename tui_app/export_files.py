@@ -1,0 +1,199 @@
+"""Files the app writes and reads for exports and profiles, with no UI.
+
+- An export result is saved as one JSON document, or as one CSV file per data set:
+  columns are the union of its records' keys in first-seen order, and nested values are
+  written as JSON text in their cell.
+- A profile is saved as its XML import document, or as one NDJSON line ready for bulk
+  import; either reads back as an unvalidated draft, so a half-finished profile can be
+  loaded and corrected.
+- The XML document carries less than the bulk record (the spec's "Differences in the XML
+  ... document"); :func:`split_for_xml` says what it leaves out.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping
+from copy import deepcopy
+from pathlib import Path
+from typing import Any, get_args, get_origin
+
+from pydantic import BaseModel
+
+from tui_app.contract.bulk import BulkItem
+from tui_app.contract.export import ExportResponse
+from tui_app.contract.profile import PROFILE_ROOTS
+from tui_app.contract.profile_sets import RECORD_MODELS, Record
+from tui_app.wire.ndjson import dumps_line, read_lines
+
+ROOTS = {model.kind: root for root, model in PROFILE_ROOTS.items()}
+"""Profile kind -> the root element of its XML document (``agent`` -> ``Agent``)."""
+
+RecordType = type[Record]
+
+# --- exports ---------------------------------------------------------------------------
+
+
+def save_export(response: ExportResponse, path: Path) -> list[Path]:
+    """Write an export to ``path``: one JSON document when it ends in ``.json``; for
+    ``.csv``, one file per data set beside it, named ``<stem>-<data set>.csv``. Returns the
+    files written; raises ``ValueError`` for another suffix."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        path.write_text(response.model_dump_json(indent=2, exclude_none=True) + "\n", "utf-8")
+        return [path]
+    if suffix == ".csv":
+        return [
+            write_csv(path.with_name(f"{path.stem}-{ds.name}.csv"), ds.records)
+            for ds in response.dataSets or []
+        ]
+    raise ValueError("name a .json file, or a .csv file for one CSV per data set")
+
+
+def write_csv(path: Path, records: list[dict[str, Any]]) -> Path:
+    """``records`` as a CSV file with a header row (an empty data set gives an empty file)."""
+    columns = list(dict.fromkeys(key for record in records for key in record))
+    with path.open("w", encoding="utf-8", newline="") as file:
+        if columns:
+            writer = csv.writer(file)
+            writer.writerow(columns)
+            writer.writerows([_cell(record.get(c)) for c in columns] for record in records)
+    return path
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict | list | bool):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return str(value)
+
+
+# --- profiles ----------------------------------------------------------------------------
+
+
+def xml_omitted(model: RecordType) -> list[tuple[str, str, bool]]:
+    """What a record's XML document cannot carry, as (section, field, section is a list);
+    section ``""`` is the record itself. That is each section's ``xml_omits``, the record's
+    own (an agent's PrimaryAddress), and DynamicData anywhere but BusinessAddress."""
+    found = [("", name, False) for name in sorted(model.xml_omits)]
+    for name in model.sections:
+        if name in model.xml_omits:
+            continue
+        annotation = model.model_fields[name].annotation
+        section = _model_in(annotation)
+        omits = set(section.xml_omits) | ({"DynamicData"} if name != "BusinessAddress" else set())
+        many = _is_list(annotation)
+        found += [(name, f, many) for f in sorted(omits) if f in section.model_fields]
+    return found
+
+
+def xml_input_excludes(model: RecordType) -> set[str]:
+    """Form paths of the fields the XML document omits (list sections have forms of their
+    own)."""
+    return {f"{s}.{f}" if s else f for s, f, many in xml_omitted(model) if not many}
+
+
+def split_for_xml(
+    model: RecordType, data: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A record dict (by field names) as (what its XML document carries, what it cannot
+    carry by path: ``CurrentEmployment.City``, ``Contacts[0].DynamicData``)."""
+    kept = deepcopy(dict(data))
+    dropped: dict[str, Any] = {}
+    for section, name, many in xml_omitted(model):
+        if not section:
+            if kept.get(name) is not None:
+                dropped[name] = kept.pop(name)
+            continue
+        value = kept.get(section)
+        items = enumerate(value) if many and isinstance(value, list) else [(None, value)]
+        for i, item in items:
+            if isinstance(item, dict) and item.get(name) is not None:
+                path = f"{section}[{i}].{name}" if i is not None else f"{section}.{name}"
+                dropped[path] = item.pop(name)
+    return kept, dropped
+
+
+def profile_xml(kind: str, data: Mapping[str, Any] | BaseModel) -> bytes:
+    """The XML document of a profile (a validated record, or a draft's dict)."""
+    from tui_app.wire.xml import dump_xml_dict
+
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json", exclude_none=True)
+    return dump_xml_dict(ROOTS[kind], data)
+
+
+def profile_line(record: Record) -> bytes:
+    """One NDJSON line for bulk import: a new clientRefId, camelCase keys."""
+    return dumps_line(BulkItem.wrap(record).to_line())
+
+
+def read_profile(path: Path) -> tuple[str, dict[str, Any]]:
+    """A profile file as (kind, record dict by field names), not validated: an XML
+    document (root ``Agent`` or ``Agency``), or else the first line of an NDJSON file
+    holding a bulk envelope or a bare record in either spelling. Raises ``ValueError``
+    (``WireError`` is one) saying why it cannot."""
+    if path.suffix.lower() == ".xml":
+        from tui_app.wire.xml import load_xml_data, load_xml_dict
+
+        raw = path.read_bytes()
+        root, _ = load_xml_dict(raw)
+        # Another root still goes through load_xml_data, for its plain-language refusal.
+        model = PROFILE_ROOTS.get(root) or PROFILE_ROOTS["Agent"]
+        return model.kind, load_xml_data(raw, model, tuple(PROFILE_ROOTS))
+    line = next(iter(read_lines(path)), None)
+    if line is None:
+        raise ValueError("the file holds no record")
+    if line.value is None:
+        raise ValueError(f"line {line.number}: {line.error}")
+    kind, record = _unwrap_line(line.value)
+    return kind, field_names(RECORD_MODELS[kind], record)
+
+
+def _unwrap_line(value: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    if "data" in value:  # a bulk envelope: {"clientRefId", "data": {"agent": {...}}}
+        inner = value["data"] if isinstance(value["data"], dict) else {}
+        found = [k for k in RECORD_MODELS if isinstance(inner.get(k), dict)]
+        if len(found) != 1:
+            raise ValueError("the envelope's data must hold exactly one of agent or agency")
+        return found[0], inner[found[0]]
+    kinds = [
+        kind for kind, model in RECORD_MODELS.items()
+        if {model.id_field, model.id_field.lower()} & value.keys()
+    ]  # fmt: skip
+    if len(kinds) != 1:
+        raise ValueError("cannot tell an agent (Ssn) from an agency (Tin) in this record")
+    return kinds[0], value
+
+
+def field_names(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` keyed by ``model``'s field names, whichever spelling it came in (camelCase
+    bulk or PascalCase), nested sections too; unknown keys are kept for validation to
+    name."""
+    names = {f.alias: n for n, f in model.model_fields.items() if f.alias} | {
+        n: n for n in model.model_fields
+    }
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = names.get(key, key)
+        field = model.model_fields.get(name)
+        inner = _model_in(field.annotation) if field is not None else None
+        if inner is not None and isinstance(value, Mapping):
+            value = field_names(inner, value)
+        elif inner is not None and isinstance(value, list):
+            value = [field_names(inner, v) if isinstance(v, Mapping) else v for v in value]
+        out[name] = value
+    return out
+
+
+def _model_in(annotation: Any) -> Any:
+    """The model class inside an annotation such as ``list[AgencyContact] | None``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for a in get_args(annotation) if (m := _model_in(a)) is not None), None)
+
+
+def _is_list(annotation: Any) -> bool:
+    return get_origin(annotation) is list or any(_is_list(a) for a in get_args(annotation))

@@ -1,0 +1,208 @@
+"""Export: fetch chosen data sets of one agent or agency profile, browse them as a tree of
+data sets and records beside the selected record's fields, save them as JSON or CSV, and
+open the profile in the editor."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+from pydantic import ValidationError
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Input, Label, Select, SelectionList, Static, Tree
+
+from tui_app.client.errors import ClientError
+from tui_app.contract.errors import field_errors
+from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
+from tui_app.export_files import save_export
+from tui_app.ui.screens.base import AreaScreen
+from tui_app.ui.screens.dialogs import PathScreen
+from tui_app.ui.widgets.export_tree import (
+    PAGE,
+    ExportTree,
+    MoreEntry,
+    RecordEntry,
+    SetEntry,
+    key_values,
+)
+
+KINDS = [("Agent", "agent"), ("Agency", "agency")]
+REQUESTS = {"agent": AgentExportRequest, "agency": AgencyExportRequest}
+HINT = "Type a ProfileKey, choose the data sets and press F5 (or Enter) to fetch them."
+
+
+class ExportScreen(AreaScreen):
+    AREA = "Export"
+    AUTO_FOCUS = "#export-kind"
+    BINDINGS = [
+        Binding("f5", "fetch", "Fetch", id="export.fetch"),
+        Binding("f2", "select_all", "All sets", id="export.all"),
+        Binding("f3", "select_none", "No sets", id="export.none"),
+        Binding("f4", "browse", "Browse", id="export.browse"),
+        Binding("f6", "save", "Save", id="export.save"),
+        Binding("f7", "edit", "Edit profile", id="export.edit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kind = "agent"
+        self.result: ExportResponse | None = None
+        self.fetched: tuple[str, str] | None = None
+        """(kind, profileKey) of the result shown."""
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="export-top"):
+            with Vertical(classes="picker"):
+                yield Label("Profile kind")
+                yield Select(KINDS, value="agent", allow_blank=False, id="export-kind")
+            with Vertical(id="export-key-box"):
+                yield Label("ProfileKey")
+                yield Input(placeholder="the profile's key ⏎", id="export-key")
+            yield Button("Fetch  F5", id="export-fetch", variant="primary")
+            yield Button("Save  F6", id="export-save")
+            yield Button("Edit profile  F7", id="export-edit")
+        with Horizontal(id="export-main"):
+            with Vertical(id="export-sets-box"):
+                yield Label("Data sets  (F2 all, F3 none)")
+                yield SelectionList[str](id="export-sets")
+            with Vertical(id="export-browse"):
+                yield ExportTree("No export yet", id="export-tree")
+                yield Static(HINT, id="export-info")
+            with VerticalScroll(id="export-detail-box"):
+                yield Static("", id="export-detail")
+
+    def on_mount(self) -> None:
+        self._set_kind("agent")
+        self.watch(self.app, "reveal_pii", self._show_detail, init=False)
+
+    @property
+    def tree(self) -> ExportTree:
+        return self.query_one("#export-tree", ExportTree)
+
+    @property
+    def sets(self) -> SelectionList[str]:
+        return self.query_one("#export-sets", SelectionList)
+
+    def commands(self) -> Iterator[SystemCommand]:
+        yield SystemCommand("Export: fetch", "The chosen data sets of the profile (F5)",
+                            self.action_fetch)  # fmt: skip
+        yield SystemCommand("Export: all data sets", "Choose every data set (F2)",
+                            self.action_select_all)  # fmt: skip
+        yield SystemCommand("Export: no data sets", "Clear the choice (F3)",
+                            self.action_select_none)  # fmt: skip
+        yield SystemCommand("Export: browse", "Move to the tree of the result (F4)",
+                            self.action_browse)  # fmt: skip
+        yield SystemCommand("Export: save", ".json, or .csv for one file per data set (F6)",
+                            self.action_save)  # fmt: skip
+        yield SystemCommand("Export: edit the profile", "Open it in Profiles (F7)",
+                            self.action_edit)  # fmt: skip
+
+    # --- the request ---
+
+    def _set_kind(self, kind: str) -> None:
+        self.kind = kind
+        self.sets.clear_options()
+        self.sets.add_options([(name, name, True) for name in REQUESTS[kind].valid])
+
+    @on(Select.Changed, "#export-kind")
+    def _kind_changed(self, event: Select.Changed) -> None:
+        if str(event.value) != self.kind:
+            self._set_kind(str(event.value))
+
+    def action_select_all(self) -> None:
+        self.sets.select_all()
+
+    def action_select_none(self) -> None:
+        self.sets.deselect_all()
+
+    def action_browse(self) -> None:
+        self.tree.focus()
+
+    @on(Input.Submitted, "#export-key")
+    @on(Button.Pressed, "#export-fetch")
+    def action_fetch(self) -> None:
+        key = self.query_one("#export-key", Input).value.strip()
+        try:
+            request = REQUESTS[self.kind](profileKey=key, dataSets=self.sets.selected)
+        except ValidationError as exc:
+            problems = "; ".join(map(str, field_errors(exc)))
+            self.notify(problems, title="Cannot fetch yet", severity="warning")
+            return
+        self.query_one("#export-info", Static).update(f"Fetching {self.kind} {key}…")
+        self.fetch(self.kind, request)
+
+    @work(exclusive=True, group="export-fetch")
+    async def fetch(self, kind: str, request: AgentExportRequest | AgencyExportRequest) -> None:
+        info = self.query_one("#export-info", Static)
+        try:
+            client = await self.app.client()
+            result = await getattr(client, f"export_{kind}")(request)
+        except ClientError as exc:
+            info.update(Text(f"✗ Not fetched: {exc.message}"))
+            self.notify(exc.message, title="Export failed", severity="error")
+            return
+        self.show_result(kind, request.profileKey, result)
+
+    def show_result(self, kind: str, key: str, result: ExportResponse) -> None:
+        self.result, self.fetched = result, (kind, key)
+        data_sets = result.dataSets or []
+        total = sum(len(ds.records) for ds in data_sets)
+        self.tree.show(f"{kind} {key}", data_sets)
+        self.query_one("#export-info", Static).update(
+            f"{len(data_sets)} data sets, {total} records. Enter opens a data set "
+            f"({PAGE} records at a time); F6 saves, F7 edits the profile.")
+        self.query_one("#export-detail", Static).update("")
+
+    # --- browsing ---
+
+    @on(Tree.NodeHighlighted, "#export-tree")
+    def _show_detail(self, _changed: object = None) -> None:
+        node = self.tree.cursor_node
+        entry = node.data if node is not None else None
+        detail = self.query_one("#export-detail", Static)
+        if isinstance(entry, RecordEntry):
+            text = Text()
+            text.append(f"{entry.data_set.name} record {entry.index + 1}\n\n", style="bold")
+            detail.update(text + key_values(entry.record, self.app.reveal_pii))
+        elif isinstance(entry, SetEntry):
+            ds = entry.data_set
+            detail.update(f"{ds.name} ({ds.dataSetType}): {len(ds.records)} records.")
+        elif isinstance(entry, MoreEntry):
+            detail.update("Enter shows the next records of this data set.")
+        else:
+            detail.update("")
+
+    # --- saving, editing ---
+
+    @on(Button.Pressed, "#export-save")
+    @work(group="export-file")
+    async def action_save(self) -> None:
+        if self.result is None or self.fetched is None:
+            self.notify("Fetch an export first (F5).", severity="warning")
+            return
+        path = await self.app.push_screen_wait(PathScreen(
+            "Save the export as .json, or as .csv (one file per data set)",
+            f"export-{self.fetched[0]}-{self.fetched[1]}.json"))
+        if path is None:
+            return
+        try:
+            # A large export is written off the event loop, so the screen stays live.
+            written = await asyncio.to_thread(save_export, self.result, path)
+        except (OSError, ValueError) as exc:
+            self.notify(f"Cannot save {path}: {exc}", severity="error")
+            return
+        names = ", ".join(p.name for p in written[:3]) + (", …" if len(written) > 3 else "")
+        self.notify(f"Saved {len(written)} file(s) in {path.parent}: {names}")
+
+    @on(Button.Pressed, "#export-edit")
+    async def action_edit(self) -> None:
+        if self.fetched is None:
+            self.notify("Fetch an export first (F5).", severity="warning")
+            return
+        kind, key = self.fetched
+        await self.app.switch_mode("profiles")
+        self.app.screen.open_profile(kind, key)

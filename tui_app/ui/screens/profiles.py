@@ -1,0 +1,361 @@
+"""Profiles: edit an agent or agency profile (a :class:`ProfileEditor`), open one from the
+service through export, preview the XML document, import it, and save it as XML or as an
+NDJSON bulk line. Values the XML document cannot carry stay in the editor: an NDJSON line
+keeps them, and an import says it will leave them out before it sends anything."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+from xml.etree.ElementTree import indent, tostring
+
+from defusedxml.ElementTree import fromstring
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Input, Label, Select, Static
+
+from tui_app.client.errors import ClientError, InvalidInput, Rejected
+from tui_app.contract.errors import ContractError, FieldError
+from tui_app.contract.profile import ImportResult
+from tui_app.contract.profile_sets import (
+    PROFILE_DATA_SETS,
+    Record,
+    record_from_data_sets,
+)
+from tui_app.export_files import profile_line, profile_xml, read_profile
+from tui_app.pii import mask_tree
+from tui_app.ui.fields import check
+from tui_app.ui.screens.base import AreaScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.widgets.model_form import widget_id
+from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
+
+KINDS = [("Agent", "agent"), ("Agency", "agency")]
+HINT = (
+    "Fill the profile, or type a ProfileKey (and its Ssn or Tin) and press F2 to open it "
+    "from the service.\nF4 previews the XML document, F5 imports it; F6 saves it as .xml "
+    "or as an .ndjson bulk line, F7 loads either."
+)
+
+
+def parse_validations(text: str | None) -> list[FieldError]:
+    """An import's Validations text, one ``path: message`` per line, as field errors (a
+    line without a path becomes an error of the whole profile)."""
+    errors = []
+    for line in filter(None, (raw.strip() for raw in (text or "").splitlines())):
+        path, sep, message = line.partition(": ")
+        errors.append(FieldError(path, message) if sep and " " not in path else FieldError("", line))
+    return errors
+
+
+def readable_xml(document: bytes) -> str:
+    """An XML document indented, one element per line (the import sends it compact)."""
+    root = fromstring(document)
+    indent(root)
+    return tostring(root, encoding="unicode") + "\n"
+
+
+def render_result(result: ImportResult) -> Text:
+    text = Text()
+    text.append("✓ Imported" if result.Success else "✗ Not imported", style="bold")
+    text.append(f"   Success: {str(result.Success).lower()}")
+    if result.Message:
+        text.append(f"\nMessage: {result.Message}")
+    if result.Validations:
+        text.append("\n\nValidations\n", style="bold")
+        for line in result.Validations.splitlines():
+            text.append(f"  {line}\n")
+    return text
+
+
+class ProfilesScreen(AreaScreen):
+    AREA = "Profiles"
+    BINDINGS = [
+        Binding("f2", "open", "Open", id="profiles.open"),
+        Binding("f3", "new", "New", id="profiles.new"),
+        Binding("f4", "preview", "Preview XML", id="profiles.preview"),
+        Binding("f5", "import", "Import", id="profiles.import"),
+        Binding("f6", "save", "Save", id="profiles.save"),
+        Binding("f7", "load", "Load", id="profiles.load"),
+        Binding("f8", "add_contact", "Add contact", id="profiles.add_contact"),
+        Binding("f9", "remove_contact", "Remove contact", id="profiles.remove_contact"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.baseline: dict[str, Any] = {}
+        """The profile as loaded or last imported or saved, to tell whether it changed."""
+        self.drafts: dict[str, tuple[dict, dict | None]] = {}
+        """The other kind's profile and baseline, kept while the user looks at this one."""
+        self.preview: Record | None = None
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="profile-top"):
+            with Vertical(classes="picker"):
+                yield Label("Profile kind")
+                yield Select(KINDS, value="agent", allow_blank=False, id="profile-kind")
+            yield Button("Open  F2", id="profile-open")
+            yield Button("Preview  F4", id="profile-preview")
+            yield Button("Import  F5", id="profile-import", variant="primary")
+            yield Button("Save  F6", id="profile-save")
+            yield Button("Load  F7", id="profile-load")
+        with Horizontal(id="profile-main"):
+            yield ProfileEditor(id="profile-editor")
+            with VerticalScroll(id="profile-right"):
+                yield Static(HINT, id="profile-result")
+                yield Static("", id="profile-xml")
+
+    async def on_mount(self) -> None:
+        await self.show_profile("agent", {})
+        self.watch(self.app, "reveal_pii", self._render_xml, init=False)
+
+    @property
+    def editor(self) -> ProfileEditor:
+        return self.query_one(ProfileEditor)
+
+    async def show_profile(
+        self, kind: str, data: Mapping[str, Any], baseline: dict | None = None
+    ) -> None:
+        """Show a profile (by field names, either form of each section) in the editor."""
+        editor = self.editor
+        await editor.load(kind, data)
+        select = self.query_one("#profile-kind", Select)
+        with select.prevent(Select.Changed):
+            select.value = kind
+        self.refresh_bindings()
+        self.preview = None
+        self.query_one("#profile-result", Static).update(HINT)
+        self._render_xml()
+        self.baseline = editor.data() if baseline is None else baseline
+        if self.focused is None:  # it was in the old form: back to the start of the screen
+            select.focus()
+
+    def _dirty(self) -> bool:
+        """Changed since loaded, not counting the identity typed to open a profile."""
+        ids = ("ProfileKey", self.editor.model.id_field)
+
+        def rest(d: dict) -> dict:
+            return {k: v for k, v in d.items() if k not in ids}
+
+        return rest(self.editor.data()) != rest(self.baseline)
+
+    async def _may_replace(self) -> bool:
+        if not self._dirty():
+            return True
+        return await self.app.push_screen_wait(ConfirmScreen(
+            "This profile has changes that are neither imported nor saved. Discard them?",
+            yes="Discard"))
+
+    @on(Select.Changed, "#profile-kind")
+    async def _kind_changed(self, event: Select.Changed) -> None:
+        kind, editor = str(event.value), self.editor
+        if kind == editor.kind:
+            return
+        self.drafts[editor.kind] = (editor.data(), self.baseline)
+        data, baseline = self.drafts.pop(kind, ({}, None))
+        await self.show_profile(kind, data, baseline)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("add_contact", "remove_contact"):
+            return self.editor.contacts is not None
+        return True
+
+    async def action_add_contact(self) -> None:
+        form = await self.editor.add_contact()
+        if form is not None:
+            form.query(Input).first().focus()
+
+    async def action_remove_contact(self) -> None:
+        if await self.editor.remove_contact(self.focused):
+            self.notify("Contact removed (the import sends the list as it is now).")
+
+    def commands(self) -> Iterator[SystemCommand]:
+        yield SystemCommand("Profiles: open from the service",
+                            "The profile named by ProfileKey, read through export (F2)",
+                            self.action_open)  # fmt: skip
+        yield SystemCommand("Profiles: new profile", "An empty form (F3)", self.action_new)
+        yield SystemCommand("Profiles: preview the XML", "The document an import sends (F4)",
+                            self.action_preview)  # fmt: skip
+        yield SystemCommand("Profiles: import", "Send it to the single import (F5)",
+                            self.action_import)  # fmt: skip
+        yield SystemCommand("Profiles: save to a file", ".xml, or an .ndjson bulk line (F6)",
+                            self.action_save)  # fmt: skip
+        yield SystemCommand("Profiles: load a file", ".xml or .ndjson (F7)", self.action_load)
+        if self.editor.contacts is not None:
+            yield SystemCommand("Profiles: add a contact", "(F8)", self.action_add_contact)
+            yield SystemCommand("Profiles: remove a contact", "The one you are in (F9)",
+                                self.action_remove_contact)  # fmt: skip
+
+    # --- preview and import ---
+
+    def _valid_record(self) -> Record | None:
+        record = self.editor.xml_record()
+        if record is None:
+            self.editor.focus_first_error()
+            self.notify("The profile is not valid yet: correct the fields marked ✗.",
+                        severity="warning")
+        return record
+
+    @on(Button.Pressed, "#profile-preview")
+    def action_preview(self) -> None:
+        self.preview = self._valid_record()
+        self._render_xml()
+
+    def _render_xml(self, _reveal: bool | None = None) -> None:
+        _, dropped = self.editor.xml_parts()
+        text = Text()
+        if self.preview is not None:
+            reveal = self.app.reveal_pii
+            data = self.preview.model_dump(mode="json", exclude_none=True)
+            text.append("\nThe XML document to send", style="bold")
+            text.append("\nindented here for reading" + (
+                "" if reveal else "; SSN, TIN and birth date masked (Ctrl+R reveals)"),
+                style="italic")
+            document = profile_xml(self.preview.kind, mask_tree(data, reveal))
+            text.append("\n" + readable_xml(document))
+        if dropped:
+            text.append("\nNot part of the XML document, so an import leaves out: ",
+                        style="bold")
+            text.append(", ".join(dropped) + " (an .ndjson line keeps them)\n")
+        self.query_one("#profile-xml", Static).update(text)
+
+    @on(Button.Pressed, "#profile-import")
+    def action_import(self) -> None:
+        record = self._valid_record()
+        if record is not None:
+            self.preview = record
+            self._render_xml()
+            self.import_profile(record, list(self.editor.xml_parts()[1]))
+
+    @work(exclusive=True, group="profile-import")
+    async def import_profile(self, record: Record, dropped: list[str]) -> None:
+        if dropped and not await self.app.push_screen_wait(ConfirmScreen(
+            f"The XML import cannot carry {len(dropped)} value(s) of this profile: "
+            f"{', '.join(dropped)}. The service replaces those sections without them. "
+            "Import anyway? (F6 saves an .ndjson bulk line, which keeps them.)",
+            yes="Import",
+        )):
+            self.notify("Not imported.")
+            return
+        editor = self.editor
+        try:
+            client = await self.app.client()
+            result = await getattr(client, f"import_{record.kind}")(record)
+        except (InvalidInput, Rejected) as exc:
+            editor.place_errors(exc.errors)
+            editor.focus_first_error()
+            self.notify(exc.message, title="Not imported", severity="error")
+            return
+        except ClientError as exc:
+            self.notify(exc.message, title="Not imported", severity="error")
+            return
+        self.query_one("#profile-result", Static).update(render_result(result))
+        editor.place_errors(parse_validations(result.Validations))
+        if result.Success:
+            self.baseline = editor.data()
+            self.notify(result.Message or f"{record.kind.title()} profile imported.")
+        else:
+            editor.focus_first_error()
+            self.notify(result.Message or "The service did not import the profile.",
+                        title="Not imported", severity="error")
+
+    # --- open, new ---
+
+    @on(Button.Pressed, "#profile-open")
+    def action_open(self) -> None:
+        editor = self.editor
+        data = editor.data()
+        if not data.get("ProfileKey"):
+            self.query_one("#" + widget_id("ProfileKey"), Input).focus()
+            self.notify("Type the ProfileKey (and the Ssn or Tin) of the profile, then F2.")
+            return
+        self.open_profile(editor.kind, data["ProfileKey"], data.get(editor.model.id_field))
+
+    @work(exclusive=True, group="profile-open")
+    async def open_profile(self, kind: str, key: str, identity: str | None = None) -> None:
+        """Read a profile through export (its profile data sets) and load it."""
+        if not await self._may_replace():
+            return
+        try:
+            client = await self.app.client()
+            export = await getattr(client, f"export_{kind}")(
+                {"profileKey": key, "dataSets": list(PROFILE_DATA_SETS[kind])})
+            record = record_from_data_sets(kind, export.dataSets or [])
+        except ClientError as exc:
+            self.notify(exc.message, title="Cannot open the profile", severity="error")
+            return
+        except ContractError as exc:
+            self.notify(str(exc), title="The export does not make a profile", severity="error")
+            return
+        if identity and record.identity[1] != identity:
+            self.notify(f"The {kind} profile {key} has another {record.id_field}.",
+                        title="Not opened", severity="warning")
+            return
+        await self.show_profile(kind, record.model_dump(mode="json", exclude_none=True))
+        self.notify(f"Opened {kind} profile {key}.")
+
+    @work(exclusive=True, group="profile-open")
+    async def action_new(self) -> None:
+        if await self._may_replace():
+            await self.show_profile(self.editor.kind, {})
+
+    # --- files ---
+
+    def _default_path(self) -> str:
+        editor = self.editor
+        return f"{editor.kind}-{editor.data().get('ProfileKey') or 'profile'}.xml"
+
+    @on(Button.Pressed, "#profile-save")
+    @work(group="profile-file")
+    async def action_save(self) -> None:
+        path = await self.app.push_screen_wait(PathScreen(
+            "Save the profile as .xml, or as .ndjson (one bulk import line)",
+            self._default_path()))
+        if path is None:
+            return
+        editor = self.editor
+        data = editor.data()
+        if path.suffix.lower() == ".xml":
+            xml_data, dropped = editor.xml_parts()
+            record, errors = check(editor.model, xml_data, XML)
+            content = profile_xml(editor.kind, record or xml_data)
+            note = f" as a draft: {len(errors)} problem(s) left" if errors else ""
+            note += f"; not in XML: {', '.join(dropped)}" if dropped else ""
+        else:
+            record, errors = check(editor.model, data)
+            if record is None:
+                editor.place_errors(errors)
+                editor.focus_first_error()
+                self.notify("A bulk import line must be a valid record: "
+                            + "; ".join(map(str, errors[:4])),
+                            title="Not saved", severity="error")
+                return
+            content, note = profile_line(record), ""
+        try:
+            path.write_bytes(content)
+        except OSError as exc:
+            self.notify(f"Cannot save {path}: {exc}", severity="error")
+            return
+        self.baseline = data
+        self.notify(f"Saved to {path}{note}")
+
+    @on(Button.Pressed, "#profile-load")
+    @work(group="profile-file")
+    async def action_load(self) -> None:
+        path = await self.app.push_screen_wait(PathScreen(
+            "Load a profile (.xml, or .ndjson: its first line)", self._default_path()))
+        if path is None:
+            return
+        try:
+            kind, data = read_profile(path)
+        except (OSError, ValueError) as exc:
+            self.notify(f"Cannot load {path}: {exc}", severity="error")
+            return
+        if not await self._may_replace():
+            return
+        await self.show_profile(kind, data)
+        self.editor.focus_first_error()
+        self.notify(f"Loaded the {kind} profile from {path}")

@@ -1,0 +1,109 @@
+"""``ExportTree``: an export as a tree of data sets and their records.
+
+A data set's records become nodes only when it is opened, a page at a time, with a last
+"… N more" node that adds the next page when selected: a data set of any size opens at
+once and the tree never holds more nodes than the user asked to see.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from tui_app.contract.export import DataSet
+from tui_app.pii import PII_FIELDS, mask_tree
+
+PAGE = 100
+LABEL_VALUES = 3
+
+
+@dataclass(frozen=True)
+class SetEntry:
+    data_set: DataSet
+
+
+@dataclass(frozen=True)
+class RecordEntry:
+    data_set: DataSet
+    index: int
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return self.data_set.records[self.index]
+
+
+@dataclass(frozen=True)
+class MoreEntry:
+    data_set: DataSet
+    start: int
+
+
+Entry = SetEntry | RecordEntry | MoreEntry
+
+
+def record_label(index: int, record: Mapping[str, Any]) -> str:
+    """``3. BusinessAddress · Springfield · IL``: its number and first few short values,
+    never personal data (labels are not re-masked when the user reveals)."""
+    shown = [
+        str(v) for k, v in record.items()
+        if k not in PII_FIELDS and isinstance(v, str | int) and not isinstance(v, bool)
+        and len(str(v)) <= 30
+    ][:LABEL_VALUES]  # fmt: skip
+    return f"{index + 1}. " + " · ".join(shown)
+
+
+def key_values(record: Mapping[str, Any], reveal: bool) -> Text:
+    """A record as aligned ``key  value`` lines, personal data masked unless revealed;
+    nested values as JSON."""
+    text = Text()
+    width = max(map(len, record), default=0)
+    for key, value in mask_tree(dict(record), reveal).items():  # type: ignore[union-attr]
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
+        text.append(f"{key:>{width}}  ", style="bold")
+        text.append(f"{shown}\n")
+    return text
+
+
+class ExportTree(Tree[Entry]):
+    def show(self, title: str, data_sets: Sequence[DataSet]) -> None:
+        self.clear()
+        self.root.set_label(title)
+        for ds in data_sets:
+            count = len(ds.records)
+            label = f"{ds.name}  ({count} record{'' if count == 1 else 's'})"
+            self.root.add(label, data=SetEntry(ds), allow_expand=bool(count))
+        self.root.expand()
+
+    @on(Tree.NodeExpanded)
+    def _opened(self, event: Tree.NodeExpanded[Entry]) -> None:
+        node = event.node
+        if isinstance(node.data, SetEntry) and not node.children:
+            self._add_page(node, 0)
+
+    @on(Tree.NodeSelected)
+    def _more(self, event: Tree.NodeSelected[Entry]) -> None:
+        node = event.node
+        if isinstance(node.data, MoreEntry) and node.parent is not None:
+            parent, start = node.parent, node.data.start
+            node.remove()
+            self._add_page(parent, start)
+
+    def _add_page(self, node: TreeNode[Entry], start: int) -> None:
+        ds = node.data.data_set  # type: ignore[union-attr]
+        end = min(start + PAGE, len(ds.records))
+        for i in range(start, end):
+            node.add_leaf(record_label(i, ds.records[i]), data=RecordEntry(ds, i))
+        if end < len(ds.records):
+            more = len(ds.records) - end
+            node.add_leaf(Text(f"… {more} more (Enter shows {min(PAGE, more)})",
+                               style="italic"), data=MoreEntry(ds, end))
+        # The lines moved under the cursor without it moving: say what it is on now.
+        if self.cursor_node is not None:
+            self.post_message(Tree.NodeHighlighted(self.cursor_node))

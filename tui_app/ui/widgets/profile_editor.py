@@ -1,0 +1,173 @@
+"""``ProfileEditor``: an agent or agency profile as a form generated from its contract
+model, validated as the XML document it becomes, with an agency's Contacts as a list of
+forms among the sections.
+
+Fields the XML document cannot carry (DynamicData outside BusinessAddress, an agent's
+bulk-only employment address, ...) have no input. When a loaded profile holds some, they
+are kept aside and come back in :meth:`ProfileEditor.data`, so nothing loaded is lost.
+The widget talks to no service; the screen does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Collapsible
+
+from tui_app.contract.errors import FieldError
+from tui_app.contract.profile import AgencyContact
+from tui_app.contract.profile_sets import RECORD_MODELS, Record
+from tui_app.export_files import split_for_xml, xml_input_excludes
+from tui_app.ui.fields import check, set_path
+from tui_app.ui.widgets.model_form import ModelForm, widget_id
+from tui_app.ui.widgets.model_list import ModelList
+
+XML = {"format": "xml"}
+
+
+class ProfileEditor(Vertical):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.kind = "agent"
+        self.form: ModelForm | None = None
+        self.contacts: ModelList | None = None
+        self.held: dict[str, Any] = {}
+        """Values of the loaded profile the XML document cannot carry, by path."""
+        self.had_contacts = False
+        self._marked: dict[Collapsible, str] = {}
+        """Section groups whose title carries an error, with their own title."""
+
+    @property
+    def model(self) -> type[Record]:
+        return RECORD_MODELS[self.kind]
+
+    async def load(self, kind: str, data: Mapping[str, Any]) -> None:
+        """Show a profile (by field names, either form of each section) in a form built
+        afresh, so nothing typed before counts as touched."""
+        self.kind = kind
+        await self.remove_children()
+        self.form = ModelForm(
+            self.model, context=XML, exclude=xml_input_excludes(self.model), id="profile-form"
+        )
+        await self.mount(self.form)
+        self.contacts = None
+        if kind == "agency":
+            self.contacts = ModelList(
+                AgencyContact, item_name="Contact", id="contacts",
+                hint="F8 adds a contact; F9 removes the one you are in.",
+            )
+            # A group among the form's own, in the record's order, scrolling with them.
+            await self.form.mount(
+                Collapsible(self.contacts, title="Contacts", id="contacts-group"),
+                before="#" + widget_id("Demographic") + "-group",
+            )
+        values = dict(data)
+        contacts = values.pop("Contacts", None) or []
+        shown, self.held = split_for_xml(self.model, values)
+        self.form.load(shown)
+        if self.contacts is not None:
+            await self.contacts.load(contacts)
+        self.had_contacts = bool(contacts)
+        self._marked = {}
+
+    def data(self) -> dict[str, Any]:
+        """The whole profile: the form, the values kept aside (where their section still
+        is), the contacts."""
+        assert self.form is not None
+        data = self.form.data()
+        for path, value in self.held.items():
+            section = path.rpartition(".")[0]
+            if not section or section in data:
+                set_path(data, path, value)
+        if self.contacts is not None:
+            items = self.contacts.data()
+            # An emptied list is sent, so the import clears the stored contacts.
+            if items or self.had_contacts:
+                data["Contacts"] = items
+        return data
+
+    def xml_parts(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(what the XML document carries, what it leaves out by path)."""
+        return split_for_xml(self.model, self.data())
+
+    def xml_record(self) -> Record | None:
+        """The profile as the import sends it, or None with every error shown."""
+        assert self.form is not None
+        ok = self.form.result() is not None
+        ok = (self.contacts is None or self.contacts.validate()) and ok
+        record, errors = check(self.model, self.xml_parts()[0], XML) if ok else (None, [])
+        self.mark_groups(errors)
+        return record
+
+    # --- contacts ---
+
+    async def add_contact(self) -> ModelForm | None:
+        if self.contacts is None:
+            return None
+        self.query_one("#contacts-group", Collapsible).collapsed = False
+        return await self.contacts.add()
+
+    async def remove_contact(self, near: Widget | None) -> bool:
+        """Remove the contact holding ``near`` (the focus), else the last one."""
+        if self.contacts is None or not self.contacts.forms:
+            return False
+        await self.contacts.remove(self.contacts.form_of(near) or self.contacts.forms[-1])
+        return True
+
+    # --- errors ---
+
+    def place_errors(self, errors: list[FieldError]) -> None:
+        """Put errors (a server's) on the inputs they name, opening their sections; an
+        error naming a whole section (``Demographic: is required for a new agent
+        profile``) or a field without an input goes on the title of its section."""
+        assert self.form is not None
+        listed = [e for e in errors if e.path.startswith("Contacts[")]
+        self.form.show_errors([e for e in errors if e not in listed])
+        named = {e.path for e in errors}
+        for path in self.form.error_paths():
+            if path in named:
+                for group in self.form.query_one("#" + widget_id(path)).ancestors:
+                    if isinstance(group, Collapsible):
+                        group.collapsed = False
+        rest = self.form.unmatched_errors()
+        if self.contacts is not None:
+            rest += self.contacts.show_errors(
+                FieldError(e.path.removeprefix("Contacts"), e.message) for e in listed)
+        self.mark_groups(rest)
+
+    def mark_groups(self, errors: list[FieldError]) -> None:
+        """Show ``errors`` on the titles of their sections (clearing earlier marks)."""
+        for group, title in self._marked.items():
+            group.title = title
+            group.remove_class("-invalid")
+        self._marked = {}
+        for err in errors:
+            group, rest = self._group_of(err.path)
+            if group is None:
+                continue
+            self._marked.setdefault(group, group.title)
+            group.title += f"  ✗ {rest + ': ' if rest else ''}{err.message}"
+            group.add_class("-invalid")
+            group.collapsed = False
+
+    def _group_of(self, path: str) -> tuple[Collapsible | None, str]:
+        section, _, rest = path.split("[")[0].partition(".")
+        group_id = "contacts-group" if section == "Contacts" else widget_id(section) + "-group"
+        found = self.query("#" + group_id) if section else []
+        return (found.first(Collapsible) if found else None), rest
+
+    def focus_first_error(self) -> bool:
+        assert self.form is not None
+        if self.form.focus_first_error():
+            return True
+        if self.contacts is not None and self.contacts.focus_first_error():
+            return True
+        for group in self._marked:
+            controls = group.query(".field-row > Input, .field-row > Select")
+            if controls:
+                controls.first().focus()
+                return True
+        return False
