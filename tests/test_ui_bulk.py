@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from bulk_support import FAST
 from textual.widgets import DataTable, Input, Static
+from ui_support import SIZE, settle
 
 from tui_app.bulk.journal import DONE, STOPPED, VALIDATING, Journal
 from tui_app.bulk.pipeline import Backoff, create_job
@@ -23,8 +24,6 @@ from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.widgets.bulk_path import PathSuggester
 from tui_app.ui.widgets.paged_table import PagedTable
-
-SIZE = (120, 40)
 
 
 @pytest.fixture(autouse=True)
@@ -67,10 +66,6 @@ def mixed_file(folder: Path) -> Path:
     ])  # fmt: skip
 
 
-async def settle(app, pilot) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_bulk(app, pilot) -> BulkScreen:

@@ -8,6 +8,7 @@ import json
 import time
 
 from textual.widgets import Input, SelectionList, Static
+from ui_support import SIZE, settle
 
 from tui_app.contract.export import AGENT_DATA_SETS, DataSet, ExportResponse
 from tui_app.ui.scenes import DEMO_AGENT
@@ -16,14 +17,9 @@ from tui_app.ui.screens.export import ExportScreen
 from tui_app.ui.screens.profiles import ProfilesScreen
 from tui_app.ui.widgets.export_tree import PAGE, MoreEntry, RecordEntry
 
-SIZE = (120, 40)
 KEY = DEMO_AGENT["ProfileKey"]
 
 
-async def settle(app, pilot) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_export(app, pilot, *, imported: bool = True) -> ExportScreen:

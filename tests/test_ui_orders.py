@@ -8,13 +8,12 @@ from functools import partial
 
 import pytest
 from textual.widgets import DataTable, Input, Select, Static
+from ui_support import SIZE, settle
 
 from tui_app.client import factory
 from tui_app.tracking import OrderBook
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.screens.orders import OrdersScreen
-
-SIZE = (120, 40)
 
 
 @pytest.fixture(autouse=True)
@@ -24,10 +23,6 @@ def quick_orders(monkeypatch):
                         partial(factory.start_embedded_sandbox, step_seconds=0.3))
 
 
-async def settle(app, pilot) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_orders(app, pilot) -> OrdersScreen:

@@ -9,6 +9,7 @@ import json
 import httpx
 import pytest
 from textual.widgets import Collapsible, Input, Select, Static
+from ui_support import SIZE, settle
 
 from tui_app.client.registry import RegistryClient, RetryPolicy
 from tui_app.config import GROUPS
@@ -21,8 +22,6 @@ from tui_app.ui.screens.profiles import ProfilesScreen, parse_validations
 from tui_app.ui.widgets.model_form import ModelForm, widget_id
 from tui_app.wire.xml import load_xml
 
-SIZE = (120, 40)
-
 NEW_AGENT = {
     "ProfileKey": "NEW-1", "Ssn": "000450001",
     "BusinessAddress.StreetAddress1": "1 Main St", "BusinessAddress.City": "Austin",
@@ -33,10 +32,6 @@ NEW_AGENT = {
 }  # fmt: skip
 
 
-async def settle(app, pilot) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_profiles(app, pilot) -> ProfilesScreen:

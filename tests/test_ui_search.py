@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tomli_w
 from textual.widgets import DataTable, Input, Select, Static
+from ui_support import SIZE, settle
 
 from tui_app.config import config_path, load_config
 from tui_app.ui.app import ProducerApp
@@ -12,17 +13,11 @@ from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.screens.record import RecordScreen
 from tui_app.ui.screens.search import SearchScreen
 
-SIZE = (120, 40)
-
 
 def text_of(app, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).render())
 
 
-async def connected(app, pilot) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def type_into(pilot, selector: str, text: str) -> None:
@@ -34,13 +29,13 @@ async def search_avery(app, pilot) -> None:
     await type_into(pilot, "#f-FirstName", "avery")
     await type_into(pilot, "#f-LastName", "sam")
     await pilot.press("enter")
-    await connected(app, pilot)
+    await settle(app, pilot)
 
 
 async def test_first_run_shows_the_sandbox_badge_and_that_the_service_answers(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         assert app.screen.query_one("#sandbox-badge").display is True
         assert app.service_state.startswith("● online")
         assert "env: sandbox" in str(app.screen.query_one("#env-name").render())
@@ -50,14 +45,14 @@ async def test_first_run_shows_the_sandbox_badge_and_that_the_service_answers(ui
 async def test_search_results_record_and_back(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         await search_avery(app, pilot)
         table = app.screen.query_one("#results", DataTable)
         assert table.row_count == 1
         assert "1 hit" in text_of(app, "#result-info")
         assert table.has_focus
         await pilot.press("enter")
-        await connected(app, pilot)
+        await settle(app, pilot)
         assert isinstance(app.screen, RecordScreen)
         title = text_of(app, "#record-title")
         assert "Avery Quinn Sample" in title and "***-**-1234" in title
@@ -71,9 +66,9 @@ async def test_search_results_record_and_back(ui_app):
 async def test_personal_data_is_revealed_only_on_request(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         app.screen.open_record("agent", 19000001)
-        await connected(app, pilot)
+        await settle(app, pilot)
         overview = text_of(app, "#overview-text")
         assert "**/**/****" in overview and "***-**-1234" in overview
         await pilot.press("v")
@@ -88,9 +83,9 @@ async def test_personal_data_is_revealed_only_on_request(ui_app):
 async def test_licenses_say_their_standing_in_words(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         app.screen.open_record("agent", 19000001)
-        await connected(app, pilot)
+        await settle(app, pilot)
         await pilot.press("l", "l")
         await pilot.pause()
         assert app.screen.query_one("#record-tabs").active == "licenses"
@@ -104,9 +99,9 @@ async def test_licenses_say_their_standing_in_words(ui_app):
 async def test_copy_npn_uses_the_clipboard(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         app.screen.open_record("agent", 19000001)
-        await connected(app, pilot)
+        await settle(app, pilot)
         await pilot.press("c")
         assert app.clipboard == "19000001"
 
@@ -114,7 +109,7 @@ async def test_copy_npn_uses_the_clipboard(ui_app):
 async def test_out_of_bounds_input_shows_the_error_at_once_and_blocks_the_search(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         await type_into(pilot, "#f-FirstName", "x" * 81)
         await pilot.pause()
         error = text_of(app, "#f-FirstName-error")
@@ -129,7 +124,7 @@ async def test_out_of_bounds_input_shows_the_error_at_once_and_blocks_the_search
 async def test_search_type_picks_the_fields_and_their_rules(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         app.screen.query_one("#search-type", Select).value = "SSN"
         await pilot.pause()
         form_inputs = [i.id for i in app.screen.query("#search-form Input")]
@@ -142,7 +137,7 @@ async def test_search_type_picks_the_fields_and_their_rules(ui_app):
 async def test_agencies_offer_only_name_and_license_searches(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         await pilot.click("#kind-agency")
         await pilot.pause()
         options = [str(o[0]) for o in app.screen.query_one("#search-type", Select)._options]
@@ -151,7 +146,7 @@ async def test_agencies_offer_only_name_and_license_searches(ui_app):
         await type_into(pilot, "#f-FirmName", "sample")
         await type_into(pilot, "#f-FirmFein", "00-0000001")
         await pilot.press("enter")
-        await connected(app, pilot)
+        await settle(app, pilot)
         table = app.screen.query_one("#results", DataTable)
         assert table.get_row_at(0)[1].plain == "Sample Risk Partners LLC"
         assert table.get_row_at(0)[2].plain == "**-***0001"
@@ -160,11 +155,11 @@ async def test_agencies_offer_only_name_and_license_searches(ui_app):
 async def test_slash_filters_the_rows_in_view_and_esc_clears(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         await type_into(pilot, "#f-FirstName", "a")
         await type_into(pilot, "#f-LastName", "s")
         await pilot.press("enter")
-        await connected(app, pilot)
+        await settle(app, pilot)
         table = app.screen.query_one("#results", DataTable)
         everything = table.row_count
         assert everything > 5
@@ -180,9 +175,9 @@ async def test_slash_filters_the_rows_in_view_and_esc_clears(ui_app):
 async def test_open_by_npn_and_unknown_npn(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         await pilot.press("f3", *"19000009", "enter")
-        await connected(app, pilot)
+        await settle(app, pilot)
         assert isinstance(app.screen, RecordScreen)
         assert "Cannot show agent NPN 19000009" in text_of(app, "#record-title")
         await pilot.press("escape")
@@ -190,14 +185,14 @@ async def test_open_by_npn_and_unknown_npn(ui_app):
         query = app.screen.query_one("#npn", Input)
         query.value = ""
         await pilot.press("f3", *"19000001", "enter")
-        await connected(app, pilot)
+        await settle(app, pilot)
         assert "Avery Quinn Sample" in text_of(app, "#record-title")
 
 
 async def test_help_lists_every_key_with_its_binding_id(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         await pilot.press("f4", "question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -211,7 +206,7 @@ async def test_help_lists_every_key_with_its_binding_id(ui_app):
 async def test_number_keys_switch_areas(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         await pilot.press("f4", "2")
         await pilot.pause()
         assert app.current_mode == "orders"
@@ -228,7 +223,7 @@ async def test_bindings_can_be_remapped_in_the_config(ui_app):
         handle.write(text + b"\n" + tomli_w.dumps({"keys": {"area.orders": "f9"}}).encode())
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         await pilot.press("f9")
         await pilot.pause()
         assert app.current_mode == "orders"
@@ -246,7 +241,7 @@ async def test_a_service_that_is_down_never_crashes_the_app(tmp_path):
     })
     app = ProducerApp(config)
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         assert app.service_state.startswith("○ offline")
         await search_avery(app, pilot)
         assert "cannot reach 127.0.0.1" in text_of(app, "#result-info")
@@ -257,7 +252,7 @@ async def test_no_color_is_honoured(ui_app, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(app, pilot)
+        await settle(app, pilot)
         assert app.no_color
         # States still read in words without colour.
         assert app.service_state.startswith("● online")

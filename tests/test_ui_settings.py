@@ -8,13 +8,13 @@ import tomllib
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
+from ui_support import SIZE
 
 from tui_app.config import Auth, Environment, config_path, default_config, load_config, save_config
 from tui_app.ui.app import ProducerApp
 from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.screens.settings import SettingsScreen
 
-SIZE = (120, 40)
 STAGING_URL = "https://staging.example.com"
 
 
