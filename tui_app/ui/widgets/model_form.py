@@ -187,9 +187,7 @@ class ModelForm(VerticalScroll, can_focus=False):
     def result(self) -> BaseModel | None:
         """The validated model, or ``None`` with every error shown."""
         self._show_all = True
-        model, self.errors = check(self.model, self.data(), self.context)
-        self._paint()
-        return model
+        return self._validate()
 
     # --- errors ---
 
@@ -200,14 +198,20 @@ class ModelForm(VerticalScroll, can_focus=False):
         self.refresh_errors()
 
     def refresh_errors(self) -> None:
-        _, self.errors = check(self.model, self.data(), self.context)
-        self._paint()
+        self._validate()
 
-    def _paint(self) -> None:
+    def _validate(self) -> BaseModel | None:
+        """Check the form's data (read once: it runs on every keystroke) and paint."""
+        data = self.data()
+        model, self.errors = check(self.model, data, self.context)
+        self._paint(data)
+        return model
+
+    def _paint(self, data: dict[str, Any]) -> None:
         """Show each field's errors once it was touched (or after a submit); a cross-field
         rule's errors show on every field it names as soon as the user starts typing."""
         rules = getattr(self.model, "rule_errors", None)
-        ruled = {self._owner(p) for p, _ in rules(self.data())} if rules and self._touched else set()
+        ruled = {self._owner(p) for p, _ in rules(data)} if rules and self._touched else set()
         by_path: dict[str, list[str]] = {}
         for err in [*self.errors, *self._server_errors]:
             by_path.setdefault(self._owner(err.path), []).append(err.message)
