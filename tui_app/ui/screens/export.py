@@ -19,6 +19,7 @@ from tui_app.client.errors import ClientError
 from tui_app.contract.errors import field_errors
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
 from tui_app.export_files import save_export
+from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import PathScreen
 from tui_app.ui.widgets.export_tree import (
@@ -27,7 +28,6 @@ from tui_app.ui.widgets.export_tree import (
     MoreEntry,
     RecordEntry,
     SetEntry,
-    key_values,
 )
 
 KINDS = [("Agent", "agent"), ("Agency", "agency")]

@@ -24,8 +24,8 @@ from textual.widgets import (
 
 from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
 from tui_app.contract.order import Order, OrderResponse
-from tui_app.pii import mask_tree
 from tui_app.tracking import OrderBook
+from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.widgets.model_form import ModelForm
@@ -79,9 +79,7 @@ def render_order(response: OrderResponse, reveal: bool) -> Text:
             text.append(f"  {note.at or '':26} {note.stage or '':12} {note.text}\n")
     if info.itemDetails:
         text.append("\nAs filed\n", style="bold")
-        for key, value in mask_tree(info.itemDetails, reveal).items():
-            shown = json.dumps(value) if isinstance(value, dict | list) else value
-            text.append(f"  {key:>24}  {shown}\n")
+        text.append_text(key_values(info.itemDetails, reveal, indent="  "))
     return text
 
 

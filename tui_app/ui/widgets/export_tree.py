@@ -7,7 +7,6 @@ once and the tree never holds more nodes than the user asked to see.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from tui_app.contract.export import DataSet
-from tui_app.pii import PII_FIELDS, mask_tree
+from tui_app.pii import PII_FIELDS
 
 PAGE = 100
 LABEL_VALUES = 3
@@ -57,18 +56,6 @@ def record_label(index: int, record: Mapping[str, Any]) -> str:
         and len(str(v)) <= 30
     ][:LABEL_VALUES]  # fmt: skip
     return f"{index + 1}. " + " · ".join(shown)
-
-
-def key_values(record: Mapping[str, Any], reveal: bool) -> Text:
-    """A record as aligned ``key  value`` lines, personal data masked unless revealed;
-    nested values as JSON."""
-    text = Text()
-    width = max(map(len, record), default=0)
-    for key, value in mask_tree(dict(record), reveal).items():  # type: ignore[union-attr]
-        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
-        text.append(f"{key:>{width}}  ", style="bold")
-        text.append(f"{shown}\n")
-    return text
 
 
 class ExportTree(Tree[Entry]):

@@ -1,0 +1,22 @@
+"""A record as aligned ``key  value`` lines, for detail panes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+
+from tui_app.pii import mask_tree
+
+
+def key_values(record: Mapping[str, Any], reveal: bool, indent: str = "") -> Text:
+    """Personal data masked unless revealed; nested values as JSON."""
+    text = Text()
+    width = max(map(len, record), default=0)
+    for key, value in mask_tree(dict(record), reveal).items():  # type: ignore[union-attr]
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
+        text.append(f"{indent}{key:>{width}}  ", style="bold")
+        text.append(f"{shown}\n")
+    return text
