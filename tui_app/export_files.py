@@ -76,14 +76,14 @@ def _cell(value: Any) -> str:
 def xml_omitted(model: RecordType) -> list[tuple[str, str, bool]]:
     """What a record's XML document cannot carry, as (section, field, section is a list);
     section ``""`` is the record itself. That is each section's ``xml_omits``, the record's
-    own (an agent's PrimaryAddress), and DynamicData anywhere but BusinessAddress."""
+    own (an agent's PrimaryAddress), and what the contract says each section omits."""
     found = [("", name, False) for name in sorted(model.xml_omits)]
     for name in model.sections:
         if name in model.xml_omits:
             continue
         annotation = model.model_fields[name].annotation
         section = _model_in(annotation)
-        omits = set(section.xml_omits) | ({"DynamicData"} if name != "BusinessAddress" else set())
+        omits = model.xml_section_omits(name, section)
         many = _is_list(annotation)
         found += [(name, f, many) for f in sorted(omits) if f in section.model_fields]
     return found

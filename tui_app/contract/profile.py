@@ -246,13 +246,24 @@ class _Profile(RecordModel):
     kind: ClassVar[str]
     id_field: ClassVar[str]
 
+    @classmethod
+    def xml_section_omits(cls, section: str, model: type[RecordModel]) -> frozenset[str]:
+        """Fields of ``section`` (of type ``model``) that the XML document does not carry:
+        the section type's own ``xml_omits`` and, since one Address model serves every
+        address, DynamicData in any address but BusinessAddress."""
+        if model is Address and section != "BusinessAddress":
+            return model.xml_omits | {"DynamicData"}
+        return model.xml_omits
+
     @model_validator(mode="after")
     def _dynamic_data_only_in_business_address(self, info: ValidationInfo) -> _Profile:
         if (info.context or {}).get("format") == "xml":
             bad = [
                 f"{name}.DynamicData"
-                for name in ("MailingAddress", "ResidentAddress", "PrimaryAddress")
-                if getattr(getattr(self, name, None), "DynamicData", None) is not None
+                for name in self.sections
+                if isinstance(found := getattr(self, name), Address)
+                and found.DynamicData is not None
+                and "DynamicData" in self.xml_section_omits(name, Address)
             ]
             if bad:
                 raise rule_error(bad, "is not part of the XML document (only BusinessAddress)")
