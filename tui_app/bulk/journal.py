@@ -20,8 +20,25 @@ committed before the request is sent, so that a run cut short anywhere (an error
 - lines are recorded as they are validated, with the scan position, so validation
   resumes where it stopped and a bare record keeps the GUID it was given.
 
-Every line ends ``INVALID``, ``COMPLETED`` or ``FAILED``; until then it is ``PENDING``
-(waiting to be sent, again if ``attempts`` > 0) or ``SENT`` (in a batch awaiting its result).
+Lines of the same profile (its identity: kind, ProfileKey and Ssn or Tin) are applied in
+file order: a line waits (``WAITING``) until the line before it of the same profile has its
+final outcome, so at most one of them is ever in flight, whatever the batches and the
+concurrency. A line whose retryable failure is followed by a later line of the same
+profile is not sent again: it is ``SUPERSEDED`` (the later line carries the newer data),
+so an older line can never overwrite a newer one.
+
+A line whose request was cut off or whose answer was lost (an ``uncertain`` batch) and
+that then failed only transiently may have been imported by the first delivery: it ends
+``UNKNOWN``, never plain ``FAILED``, until ``producer-tui bulk verify`` reads the profile
+back and settles it.
+
+Every line ends ``INVALID``, ``COMPLETED``, ``FAILED``, ``SUPERSEDED`` or ``UNKNOWN``; until
+then it is ``WAITING``, ``PENDING`` (to be sent, again if ``attempts`` > 0) or ``SENT`` (in a
+batch awaiting its result).
+
+Every query a running job makes reads a bounded number of rows through an index (see
+``HOT_QUERIES`` and its test), and progress is read from counters kept by triggers, so a
+job's millionth line costs what its first did.
 """
 
 from __future__ import annotations
@@ -31,6 +48,7 @@ import os
 import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,6 +58,7 @@ from typing import IO, TYPE_CHECKING
 
 from tui_app.bulk.source import Fingerprint
 from tui_app.config import data_dir
+from tui_app.private_files import private_folder, touch_private
 
 if TYPE_CHECKING:
     from tui_app.bulk.source import Checked
@@ -53,6 +72,10 @@ STOPPED = "STOPPED"  # the last run stopped early; ``message`` says why
 
 # Line states.
 INVALID, PENDING, SENT, COMPLETED, FAILED = "INVALID", "PENDING", "SENT", "COMPLETED", "FAILED"
+WAITING = "WAITING"  # an earlier line of the same profile has no outcome yet
+SUPERSEDED = "SUPERSEDED"  # a later line of the same profile was sent instead
+UNKNOWN = "UNKNOWN"  # may have been imported by a request whose answer was lost
+FINAL = (INVALID, COMPLETED, FAILED, SUPERSEDED, UNKNOWN)
 
 # Batch states.
 OPEN = "OPEN"  # formed, not (or no longer) being posted
@@ -61,7 +84,23 @@ ACCEPTED = "ACCEPTED"  # the service answered with a bulkRequestId
 BATCH_DONE = "DONE"  # results recorded
 REJECTED = "REJECTED"  # the service refused the request as a whole
 
-SCHEMA = """
+def _in(states: Sequence[str]) -> str:
+    return "(" + ", ".join(f"'{state}'" for state in states) + ")"
+
+
+OUTCOMES = (FAILED, INVALID, UNKNOWN, SUPERSEDED)
+"""Final states other than COMPLETED: each can be listed on its own, through an index."""
+TO_FIX = (FAILED, INVALID)
+"""The lines a user fixes and submits again (the report's ``failed.ndjson``)."""
+OUTCOME_SQL, TO_FIX_SQL = _in(OUTCOMES), _in(TO_FIX)
+
+
+def _bucket(row: str) -> str:
+    return f"CASE WHEN {row}.state = 'PENDING' AND {row}.attempts > 0 THEN 'RETRY' ELSE {row}.state END"
+
+
+SCHEMA_VERSION = 2
+TABLES = """
 CREATE TABLE IF NOT EXISTS jobs (
     id TEXT PRIMARY KEY,
     env TEXT NOT NULL,
@@ -107,30 +146,64 @@ CREATE TABLE IF NOT EXISTS lines (
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS lines_by_ref ON lines (job_id, client_ref_id)
     WHERE state != 'INVALID';
-CREATE INDEX IF NOT EXISTS lines_to_send ON lines (job_id, line) WHERE state = 'PENDING';
 CREATE INDEX IF NOT EXISTS lines_by_batch ON lines (batch_id) WHERE batch_id IS NOT NULL;
-
--- Counts per job and state, kept by triggers so progress costs one small read. Lines
--- waiting to be sent again count as RETRY rather than PENDING.
 CREATE TABLE IF NOT EXISTS line_counts (
     job_id TEXT NOT NULL,
     bucket TEXT NOT NULL,
     n INTEGER NOT NULL,
     PRIMARY KEY (job_id, bucket)
 ) WITHOUT ROWID;
-CREATE TRIGGER IF NOT EXISTS lines_counted AFTER INSERT ON lines BEGIN
-    INSERT INTO line_counts VALUES (NEW.job_id,
-        CASE WHEN NEW.state = 'PENDING' AND NEW.attempts > 0 THEN 'RETRY' ELSE NEW.state END, 1)
-    ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS lines_recounted AFTER UPDATE OF state, attempts ON lines BEGIN
-    UPDATE line_counts SET n = n - 1 WHERE job_id = OLD.job_id AND bucket =
-        CASE WHEN OLD.state = 'PENDING' AND OLD.attempts > 0 THEN 'RETRY' ELSE OLD.state END;
-    INSERT INTO line_counts VALUES (NEW.job_id,
-        CASE WHEN NEW.state = 'PENDING' AND NEW.attempts > 0 THEN 'RETRY' ELSE NEW.state END, 1)
-    ON CONFLICT DO UPDATE SET n = n + 1;
-END;
 """
+
+# Version 2: profile order (identity, next_line, WAITING/SUPERSEDED), UNKNOWN outcomes,
+# request sizes, stop requests, and indexes that the hot queries name.
+VERSION_2 = [
+    "ALTER TABLE jobs ADD COLUMN stop_requested INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE jobs ADD COLUMN worker_pid INTEGER",
+    "ALTER TABLE jobs ADD COLUMN max_bytes INTEGER",  # request size the service accepts
+    "ALTER TABLE lines ADD COLUMN identity INTEGER",  # hash of kind, ProfileKey, Ssn/Tin
+    "ALTER TABLE lines ADD COLUMN next_line INTEGER",  # the next line of that identity
+    "ALTER TABLE lines ADD COLUMN uncertain INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE lines ADD COLUMN length INTEGER NOT NULL DEFAULT 0",  # bytes of the line
+    "ALTER TABLE lines ADD COLUMN send_as INTEGER NOT NULL DEFAULT 0",  # see SEND_AS
+    """CREATE TABLE identities (
+        job_id TEXT NOT NULL,
+        identity INTEGER NOT NULL,
+        last_line INTEGER NOT NULL,
+        PRIMARY KEY (job_id, identity)
+    ) WITHOUT ROWID""",
+    "DROP INDEX IF EXISTS lines_to_send",
+    "CREATE INDEX lines_to_send ON lines (job_id, line) WHERE state = 'PENDING'",
+    "CREATE INDEX lines_due ON lines (job_id, not_before) WHERE state = 'PENDING'",
+    f"CREATE INDEX lines_by_outcome ON lines (job_id, state, line) WHERE state IN {OUTCOME_SQL}",
+    f"CREATE INDEX lines_to_fix ON lines (job_id, line) WHERE state IN {TO_FIX_SQL}",
+    # Counts per job and bucket, kept by triggers so progress costs one small read. Lines
+    # waiting to be sent again count as RETRY rather than PENDING; RETRYABLE counts the
+    # FAILED lines that may be sent again (they are in FAILED too).
+    "DROP TRIGGER IF EXISTS lines_counted",
+    "DROP TRIGGER IF EXISTS lines_recounted",
+    f"""CREATE TRIGGER lines_counted AFTER INSERT ON lines BEGIN
+        INSERT INTO line_counts VALUES (NEW.job_id, {_bucket("NEW")}, 1)
+            ON CONFLICT DO UPDATE SET n = n + 1;
+    END""",
+    f"""CREATE TRIGGER lines_recounted AFTER UPDATE OF state, attempts, retryable ON lines
+    BEGIN
+        UPDATE line_counts SET n = n - 1 WHERE job_id = OLD.job_id AND bucket = {_bucket("OLD")};
+        INSERT INTO line_counts VALUES (NEW.job_id, {_bucket("NEW")}, 1)
+            ON CONFLICT DO UPDATE SET n = n + 1;
+        UPDATE line_counts SET n = n - 1
+            WHERE OLD.state = 'FAILED' AND OLD.retryable AND job_id = OLD.job_id
+            AND bucket = 'RETRYABLE';
+        INSERT INTO line_counts SELECT NEW.job_id, 'RETRYABLE', 1
+            WHERE NEW.state = 'FAILED' AND NEW.retryable
+            ON CONFLICT DO UPDATE SET n = n + 1;
+    END""",
+    "DELETE FROM line_counts",
+    f"""INSERT INTO line_counts SELECT job_id, {_bucket("lines")}, COUNT(*) FROM lines
+        GROUP BY 1, 2""",
+    """INSERT INTO line_counts SELECT job_id, 'RETRYABLE', COUNT(*) FROM lines
+        WHERE state = 'FAILED' AND retryable GROUP BY 1""",
+]
 
 
 class UnknownJob(LookupError):
@@ -143,11 +216,20 @@ class JobBusy(RuntimeError):
     exit_code = 2
 
 
+class JournalError(RuntimeError):
+    """The journal cannot be used: not a database, damaged, or not writable. The message
+    says which file and what to do; the CLI prints it and exits 2."""
+
+    exit_code = 2
+
+
 @dataclass(frozen=True)
 class Counts:
     lines: int = 0
     """Non-blank lines validated so far."""
     invalid: int = 0
+    waiting: int = 0
+    """Valid lines waiting for an earlier line of the same profile."""
     pending: int = 0
     """Valid lines never sent yet."""
     retrying: int = 0
@@ -156,19 +238,30 @@ class Counts:
     """Lines in a request whose result is not known yet."""
     completed: int = 0
     failed: int = 0
+    retryable: int = 0
+    """FAILED lines that may be sent again (``bulk retry``)."""
+    superseded: int = 0
+    unknown: int = 0
 
     @property
     def valid(self) -> int:
         return self.lines - self.invalid
 
     @property
+    def settled(self) -> int:
+        """Lines with their final outcome."""
+        return self.completed + self.failed + self.invalid + self.superseded + self.unknown
+
+    @property
     def sent_so_far(self) -> int:
-        """Valid lines that have been sent at least once."""
-        return self.valid - self.pending
+        """Valid lines that have been sent at least once (or need not be)."""
+        return self.valid - self.pending - self.waiting
 
     @property
     def all_succeeded(self) -> bool:
-        return self.completed == self.lines
+        """Every line's data is in the service: completed, or superseded by a later
+        line of the same profile that completed."""
+        return self.completed + self.superseded == self.lines and self.lines > 0
 
 
 @dataclass(frozen=True)
@@ -186,6 +279,10 @@ class Job:
     created_at: str
     updated_at: str
     counts: Counts = field(default_factory=Counts)
+    stop_requested: bool = False
+    worker_pid: int | None = None
+    max_bytes: int | None = None
+    """The largest request the service accepted, learnt from a 413 (or configured)."""
 
     @property
     def finished(self) -> bool:
@@ -214,6 +311,11 @@ class BatchLine:
     crc: int
     client_ref_id: str
     attempts: int
+    length: int = 0
+    send_as: int = 0
+    """How the line goes into a request: see :data:`~tui_app.bulk.source.SEND_AS`."""
+    uncertain: bool = False
+    """A request holding this line may have reached the service without an answer."""
 
 
 @dataclass(frozen=True)
@@ -225,7 +327,8 @@ class Batch:
 
 @dataclass(frozen=True)
 class LineUpdate:
-    """A line's new state, as the pipeline decided it."""
+    """A line's new state, as the pipeline decided it. A PENDING update with ``retryable``
+    is a retryable failure to send again; without, the line is put back unsent."""
 
     line: int
     state: str
@@ -243,22 +346,62 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+_BATCH_LINE = "line, byte_offset, crc, client_ref_id, attempts, length, send_as, uncertain"
+ENVELOPE_BYTES = 80
+"""What wrapping a bare record in its envelope adds to it, at most (clientRefId and
+``data``), for keeping requests under a byte limit."""
+LOCK_TRIES = 20
+"""Tries to take a job's lock, 50 ms apart: another process may be looking at it."""
+
+
 class Journal:
     """The journal database. Thread-safe: one connection behind a lock (SQLite serialises
-    writers anyway, and every transaction is short)."""
+    writers anyway, and every transaction is short).
+
+    Raises :class:`JournalError` when the file cannot be used as a journal."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or journal_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            # NORMAL: a commit survives a killed process; see posting() for power cuts.
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA busy_timeout=10000")
-            self._conn.executescript(SCHEMA)
+        try:
+            private_folder(self.path.parent, ours=path is None)
+            touch_private(self.path)
+            self._conn = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise self._unusable(exc) from None
+        self._conn.row_factory = sqlite3.Row
+        try:
+            with self._lock:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                # NORMAL: a commit survives a killed process; see posting() for power cuts.
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.execute("PRAGMA busy_timeout=10000")
+                self._migrate()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise self._unusable(exc) from None
+
+    def _unusable(self, exc: BaseException) -> JournalError:
+        why = getattr(exc, "strerror", None) or str(exc)
+        hint = (
+            "it is damaged or not a journal: move it aside and run again to start a new one"
+            if isinstance(exc, sqlite3.DatabaseError) and "readonly" not in why
+            else "check that its folder exists and is writable"
+        )
+        return JournalError(f"cannot use the bulk journal {self.path}: {why}; {hint}")
+
+    def _migrate(self) -> None:
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version >= SCHEMA_VERSION:
+            return
+        with self._tx() as conn:
+            for statement in TABLES.split(";\n"):
+                conn.execute(statement)
+            for statement in VERSION_2:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         with self._lock:
@@ -287,7 +430,14 @@ class Journal:
 
     # --- jobs ---------------------------------------------------------------------------
 
-    def create_job(self, env: str, path: Path, fingerprint: Fingerprint, batch_size: int) -> Job:
+    def create_job(
+        self,
+        env: str,
+        path: Path,
+        fingerprint: Fingerprint,
+        batch_size: int,
+        max_bytes: int | None = None,
+    ) -> Job:
         now = _now()
         with self._tx() as conn:
             while True:
@@ -295,9 +445,10 @@ class Journal:
                 try:
                     conn.execute(
                         "INSERT INTO jobs (id, env, path, size, mtime_ns, sha256, batch_size,"
-                        " state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " state, created_at, updated_at, max_bytes)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (job_id, env, str(path), fingerprint.size, fingerprint.mtime_ns,
-                         fingerprint.sha256, batch_size, VALIDATING, now, now),
+                         fingerprint.sha256, batch_size, VALIDATING, now, now, max_bytes),
                     )  # fmt: skip
                     break
                 except sqlite3.IntegrityError:  # an id already taken: draw another
@@ -314,9 +465,15 @@ class Journal:
             raise UnknownJob(f"{what} bulk job {job_id!r} (producer-tui bulk status lists them)")
         return self._job(rows[0])
 
-    def jobs(self) -> list[Job]:
-        """Every job, newest first."""
-        return [self._job(r) for r in self._query("SELECT * FROM jobs ORDER BY created_at DESC")]
+    def jobs(self, env: str | None = None) -> list[Job]:
+        """Every job (of environment ``env`` if given), newest first."""
+        if env is None:
+            rows = self._query("SELECT * FROM jobs ORDER BY created_at DESC")
+        else:
+            rows = self._query(
+                "SELECT * FROM jobs WHERE env = ? ORDER BY created_at DESC", (env,)
+            )
+        return [self._job(r) for r in rows]
 
     def _job(self, row: sqlite3.Row) -> Job:
         return Job(
@@ -333,6 +490,9 @@ class Journal:
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             counts=self.counts(row["id"]),
+            stop_requested=bool(row["stop_requested"]),
+            worker_pid=row["worker_pid"],
+            max_bytes=row["max_bytes"],
         )
 
     def counts(self, job_id: str) -> Counts:
@@ -340,14 +500,19 @@ class Journal:
             r["bucket"]: r["n"]
             for r in self._query("SELECT bucket, n FROM line_counts WHERE job_id = ?", (job_id,))
         }
+        retryable = found.pop("RETRYABLE", 0)
         return Counts(
             lines=sum(found.values()),
             invalid=found.get(INVALID, 0),
+            waiting=found.get(WAITING, 0),
             pending=found.get(PENDING, 0),
             retrying=found.get("RETRY", 0),
             sent=found.get(SENT, 0),
             completed=found.get(COMPLETED, 0),
             failed=found.get(FAILED, 0),
+            retryable=retryable,
+            superseded=found.get(SUPERSEDED, 0),
+            unknown=found.get(UNKNOWN, 0),
         )
 
     def set_state(self, job_id: str, state: str, message: str | None = None) -> None:
@@ -369,6 +534,33 @@ class Journal:
         found["uncertain"] = sum(r["u"] for r in rows)
         return found
 
+    # --- the worker: who runs the job, and asking it to stop ----------------------------
+
+    def started(self, job_id: str, pid: int) -> None:
+        """A run starts in process ``pid``: a stop asked of an earlier run is forgotten."""
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE jobs SET worker_pid = ?, stop_requested = 0, updated_at = ? WHERE id = ?",
+                (pid, _now(), job_id),
+            )
+
+    def request_stop(self, job_id: str) -> None:
+        """Ask the process running the job to stop gracefully (it looks twice a second)."""
+        with self._tx() as conn:
+            conn.execute("UPDATE jobs SET stop_requested = 1 WHERE id = ?", (job_id,))
+
+    def stop_requested(self, job_id: str) -> bool:
+        rows = self._query("SELECT stop_requested FROM jobs WHERE id = ?", (job_id,))
+        return bool(rows and rows[0][0])
+
+    def limit_request_bytes(self, job_id: str, max_bytes: int) -> None:
+        """The service refused a request as too large: later requests stay under this."""
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE jobs SET max_bytes = MIN(COALESCE(max_bytes, ?), ?) WHERE id = ?",
+                (max_bytes, max_bytes, job_id),
+            )
+
     # --- locking ------------------------------------------------------------------------
 
     @contextmanager
@@ -376,7 +568,7 @@ class Journal:
         """Hold the job's lock while running it; :class:`JobBusy` if someone else does.
         The lock is the operating system's: it goes away with its process, even a killed
         one, so a crashed run never blocks a resume."""
-        handle = self._take_lock(job_id)
+        handle = self._take_lock(job_id, tries=LOCK_TRIES)
         if handle is None:
             raise JobBusy(f"bulk job {job_id} is already running in another process")
         try:
@@ -391,36 +583,53 @@ class Journal:
         handle.close()
         return False
 
-    def _take_lock(self, job_id: str) -> IO[bytes] | None:
-        folder = self.path.parent / "bulk-locks"
-        folder.mkdir(exist_ok=True)
+    def _take_lock(self, job_id: str, tries: int = 1) -> IO[bytes] | None:
+        folder = private_folder(self.path.parent / "bulk-locks")
         handle = open(folder / f"{job_id}.lock", "a+b")  # noqa: SIM115 - returned open
-        try:
-            if os.name == "nt":
-                import msvcrt
+        for attempt in range(tries):
+            try:
+                if os.name == "nt":
+                    import msvcrt
 
-                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
+                    msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+                else:
+                    import fcntl
 
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
-            return None
-        return handle
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return handle
+            except OSError:
+                # is_running() elsewhere holds it for an instant: look again shortly.
+                if attempt + 1 < tries:
+                    time.sleep(0.05)
+        handle.close()
+        return None
 
     # --- validation ---------------------------------------------------------------------
 
     def add_lines(self, job_id: str, rows: Sequence[Checked], *, done: bool) -> None:
         """Record validated lines and the scan position, in one transaction. A valid line
         whose clientRefId repeats an earlier line's is recorded INVALID: results are
-        matched by clientRefId, so the two could not be told apart."""
+        matched by clientRefId, so the two could not be told apart. A valid line of a
+        profile whose previous line has no outcome yet WAITs for it."""
         with self._tx() as conn:
             for row in rows:
-                state = PENDING if row.valid else INVALID
-                errors = list(row.errors)
+                if not row.valid:
+                    self._insert_line(conn, job_id, row, INVALID, list(row.errors))
+                    continue
+                previous = row.identity is not None and conn.execute(
+                    "SELECT last_line FROM identities WHERE job_id = ? AND identity = ?",
+                    (job_id, row.identity),
+                ).fetchone()
+                state = PENDING
+                if previous:
+                    before = conn.execute(
+                        "SELECT state FROM lines WHERE job_id = ? AND line = ?",
+                        (job_id, previous[0]),
+                    ).fetchone()[0]
+                    if before not in FINAL:
+                        state = WAITING
                 try:
-                    self._insert_line(conn, job_id, row, state, errors)
+                    self._insert_line(conn, job_id, row, state, [])
                 except sqlite3.IntegrityError:
                     first = conn.execute(
                         "SELECT line FROM lines WHERE job_id = ? AND client_ref_id = ?"
@@ -429,6 +638,18 @@ class Journal:
                     ).fetchone()
                     errors = [f"clientRefId: repeats line {first['line']}"]
                     self._insert_line(conn, job_id, row, INVALID, errors)
+                    continue
+                if previous:
+                    conn.execute(
+                        "UPDATE lines SET next_line = ? WHERE job_id = ? AND line = ?",
+                        (row.number, job_id, previous[0]),
+                    )
+                if row.identity is not None:
+                    conn.execute(
+                        "INSERT INTO identities VALUES (?, ?, ?)"
+                        " ON CONFLICT DO UPDATE SET last_line = excluded.last_line",
+                        (job_id, row.identity, row.number),
+                    )
             last = rows[-1] if rows else None
             conn.execute(
                 "UPDATE jobs SET scanned_line = COALESCE(?, scanned_line),"
@@ -441,9 +662,10 @@ class Journal:
     def _insert_line(conn, job_id: str, row: Checked, state: str, errors: list[str]) -> None:
         conn.execute(
             "INSERT INTO lines (job_id, line, byte_offset, crc, client_ref_id, profile_key,"
-            " kind, state, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " kind, state, errors, identity, length, send_as)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (job_id, row.number, row.offset, row.crc, row.client_ref_id, row.profile_key,
-             row.kind, state, json.dumps(errors)),
+             row.kind, state, json.dumps(errors), row.identity, row.length, row.send_as),
         )  # fmt: skip
 
     # --- batches ------------------------------------------------------------------------
@@ -452,11 +674,11 @@ class Journal:
         """Start of a run: batches that were mid-POST become OPEN and uncertain. Returns
         the batches to carry on with: OPEN ones (to send) and ACCEPTED ones (to poll)."""
         with self._tx() as conn:
-            conn.execute(
-                "UPDATE batches SET state = ?, uncertain = 1, updated_at = ?"
-                " WHERE job_id = ? AND state = ?",
-                (OPEN, _now(), job_id, POSTING),
-            )
+            cut_off = conn.execute(
+                "SELECT id FROM batches WHERE job_id = ? AND state = ?", (job_id, POSTING)
+            ).fetchall()
+            for (batch_id,) in cut_off:
+                self._mark_uncertain(conn, batch_id, OPEN)
             rows = conn.execute(
                 "SELECT id, bulk_request_id FROM batches WHERE job_id = ? AND state IN (?, ?)"
                 " ORDER BY id",
@@ -470,21 +692,26 @@ class Journal:
         return [
             BatchLine(*r)
             for r in conn.execute(
-                "SELECT line, byte_offset, crc, client_ref_id, attempts FROM lines"
-                " WHERE batch_id = ? AND state = ? ORDER BY line",
+                f"SELECT {_BATCH_LINE} FROM lines WHERE batch_id = ? AND state = ? ORDER BY line",
                 (batch_id, SENT),
             )
         ]
 
-    def take_batch(self, job_id: str, size: int, *, min_size: int, now: float) -> Batch | None:
+    def take_batch(
+        self, job_id: str, size: int, *, min_size: int, now: float, max_bytes: int | None = None
+    ) -> Batch | None:
         """Form a new OPEN batch of up to ``size`` lines that are due to be sent, oldest
-        line first; None when fewer than ``min_size`` are."""
+        line first, together under ``max_bytes`` once enveloped (a line over it alone is
+        taken alone); None when fewer than ``min_size`` are due."""
         with self._tx() as conn:
             rows = conn.execute(
-                "SELECT line, byte_offset, crc, client_ref_id, attempts FROM lines"
-                " WHERE job_id = ? AND state = ? AND not_before <= ? ORDER BY line LIMIT ?",
-                (job_id, PENDING, now, size),
+                f"SELECT {_BATCH_LINE} FROM lines INDEXED BY lines_to_send"
+                " WHERE job_id = ? AND state = 'PENDING' AND not_before <= ?"
+                " ORDER BY line LIMIT ?",
+                (job_id, now, size),
             ).fetchall()
+            if max_bytes is not None:
+                rows = _within(rows, max_bytes)
             if not rows or len(rows) < min_size:
                 return None
             stamp = _now()
@@ -501,8 +728,9 @@ class Journal:
     def next_due(self, job_id: str) -> float | None:
         """When the next line waiting to be sent is due (Unix time); None if none waits."""
         row = self._query(
-            "SELECT MIN(not_before) AS t FROM lines WHERE job_id = ? AND state = ?",
-            (job_id, PENDING),
+            "SELECT MIN(not_before) AS t FROM lines INDEXED BY lines_due"
+            " WHERE job_id = ? AND state = 'PENDING'",
+            (job_id,),
         )[0]
         return row["t"]
 
@@ -520,7 +748,21 @@ class Journal:
 
     def reopen(self, batch_id: int, *, uncertain: bool) -> None:
         """A POST failed; ``uncertain`` when the service may have received it anyway."""
-        self._set_batch(batch_id, "state = ?, uncertain = MAX(uncertain, ?)", (OPEN, uncertain))
+        if not uncertain:
+            self._set_batch(batch_id, "state = ?", (OPEN,))
+            return
+        with self._tx() as conn:
+            self._mark_uncertain(conn, batch_id, OPEN)
+
+    @staticmethod
+    def _mark_uncertain(conn: sqlite3.Connection, batch_id: int, state: str) -> None:
+        conn.execute(
+            "UPDATE batches SET state = ?, uncertain = 1, updated_at = ? WHERE id = ?",
+            (state, _now(), batch_id),
+        )
+        conn.execute(
+            "UPDATE lines SET uncertain = 1 WHERE batch_id = ? AND state = ?", (batch_id, SENT)
+        )
 
     def accepted(self, batch_id: int, bulk_request_id: str) -> None:
         self._set_batch(batch_id, "state = ?, bulk_request_id = ?", (ACCEPTED, bulk_request_id))
@@ -534,8 +776,21 @@ class Journal:
 
     def settle(self, batch_id: int, batch_state: str | None, updates: Iterable[LineUpdate]) -> None:
         """Record lines' new states (and the batch's, if given) in one transaction. A line
-        set PENDING leaves the batch, to be sent again in another one."""
+        set PENDING leaves the batch, to be sent again in another one; but a retryable
+        failure of a line that a later line of the same profile follows is SUPERSEDED
+        instead. A line with its final outcome lets the next line of its profile go."""
+        updates = list(updates)
         with self._tx() as conn:
+            followed = dict(
+                conn.execute(
+                    "SELECT line, next_line FROM lines WHERE batch_id = ? AND state = ?"
+                    " AND next_line IS NOT NULL",
+                    (batch_id, SENT),
+                ).fetchall()
+            )
+            updates = [_superseded(u, followed[u.line])
+                       if u.state == PENDING and u.retryable and u.line in followed else u
+                       for u in updates]  # fmt: skip
             conn.executemany(
                 "UPDATE lines SET state = ?, attempts = ?, retryable = ?, errors = ?,"
                 " not_before = ?, batch_id = CASE WHEN ? = 'PENDING' THEN NULL ELSE batch_id END"
@@ -543,11 +798,23 @@ class Journal:
                 [(u.state, u.attempts, u.retryable, json.dumps(list(u.errors)), u.not_before,
                   u.state, batch_id, u.line) for u in updates],
             )  # fmt: skip
+            released = [followed[u.line] for u in updates if u.state in FINAL and u.line in followed]
+            if released:
+                job_id = conn.execute("SELECT job_id FROM batches WHERE id = ?", (batch_id,))
+                self._release(conn, job_id.fetchone()[0], released)
             if batch_state is not None:
                 conn.execute(
                     "UPDATE batches SET state = ?, updated_at = ? WHERE id = ?",
                     (batch_state, _now(), batch_id),
                 )
+
+    @staticmethod
+    def _release(conn: sqlite3.Connection, job_id: str, lines: Iterable[int]) -> None:
+        """The lines before these of their profiles are settled: they may go now."""
+        conn.executemany(
+            "UPDATE lines SET state = 'PENDING' WHERE job_id = ? AND line = ? AND state = ?",
+            [(job_id, line, WAITING) for line in lines],
+        )
 
     # --- results ------------------------------------------------------------------------
 
@@ -562,14 +829,16 @@ class Journal:
     ) -> Iterator[LineOutcome]:
         """The job's lines in order, optionally only those in ``states`` and with the given
         ``retryable`` flag; ``after`` (a line number) and ``limit`` page through them. It
-        reads in pages, so a report of any size streams in constant memory."""
-        where, params = self._line_filter(states, retryable)
+        reads in pages through an index, so a report of any size streams in constant
+        memory and page 9,000 costs what page 1 does."""
+        source, where, params = self._line_filter(states, retryable)
         remaining = limit
         while remaining is None or remaining > 0:
             page = 1000 if remaining is None else min(1000, remaining)
             rows = self._query(
-                f"SELECT * FROM lines WHERE job_id = ? AND line > ?{where} ORDER BY line LIMIT ?",
-                (job_id, after, *params, page),
+                f"SELECT * FROM {source} WHERE job_id = ?{where} AND line > ?"
+                " ORDER BY line LIMIT ?",
+                (job_id, *params, after, page),
             )
             for r in rows:
                 yield LineOutcome(
@@ -593,35 +862,105 @@ class Journal:
         self, job_id: str, *, states: Iterable[str] | None = None, retryable: bool | None = None
     ) -> int:
         """How many of the job's lines :meth:`lines` gives with the same filter (to show
-        "page 2 of 7")."""
-        where, params = self._line_filter(states, retryable)
-        rows = self._query(f"SELECT COUNT(*) FROM lines WHERE job_id = ?{where}", (job_id, *params))
+        "page 2 of 7"), from the counters where they say it."""
+        counts = self.counts(job_id)
+        if states is None and retryable is None:
+            return counts.lines
+        states = tuple(states) if states is not None else None
+        if states == (FAILED,) and retryable:
+            return counts.retryable
+        if states is not None and retryable is None:
+            buckets = {INVALID: counts.invalid, COMPLETED: counts.completed, FAILED: counts.failed,
+                       SUPERSEDED: counts.superseded, UNKNOWN: counts.unknown, SENT: counts.sent,
+                       WAITING: counts.waiting}  # fmt: skip
+            if all(state in buckets for state in states):
+                return sum(buckets[state] for state in states)
+        source, where, params = self._line_filter(states, retryable)
+        rows = self._query(f"SELECT COUNT(*) FROM {source} WHERE job_id = ?{where}",
+                           (job_id, *params))  # fmt: skip
         return rows[0][0]
 
     @staticmethod
-    def _line_filter(states: Iterable[str] | None, retryable: bool | None) -> tuple[str, list]:
-        where, params = "", []
-        if states is not None:
-            states = list(states)
-            where += f" AND state IN ({','.join('?' * len(states))})"
-            params += states
+    def _line_filter(
+        states: Iterable[str] | None, retryable: bool | None
+    ) -> tuple[str, str, list]:
+        """The table (with the index to read it by) and the conditions of a line filter.
+        One outcome, or the lines to fix, are read through their partial indexes (their
+        conditions spelt as the indexes' are, or SQLite would not use them)."""
+        source, where, params = "lines", "", []
+        states = tuple(states) if states is not None else None
+        if states is not None and len(states) == 1 and states[0] in OUTCOMES:
+            source = "lines INDEXED BY lines_by_outcome"
+            where = f" AND state IN {OUTCOME_SQL} AND state = ?"
+            params = [states[0]]
+        elif states is not None and set(states) == set(TO_FIX):
+            source, where = "lines INDEXED BY lines_to_fix", f" AND state IN {TO_FIX_SQL}"
+        elif states is not None:
+            where = f" AND state IN ({','.join('?' * len(states))})"
+            params = list(states)
         if retryable is not None:
             where += " AND retryable = ?"
             params.append(int(retryable))
-        return where, params
+        return source, where, params
 
     def retry_retryable(self, job_id: str) -> int:
-        """Put the job's retryable FAILED lines back to be sent (same clientRefIds, a new
-        round of attempts) and return how many; run the job again to send them."""
+        """Put the job's retryable FAILED lines and its UNKNOWN ones back to be sent (same
+        clientRefIds, a new round of attempts) and return how many; run the job again to
+        send them. One that a later line of its profile follows is SUPERSEDED instead:
+        sending it again would put older data over newer."""
         with self._tx() as conn:
-            count = conn.execute(
-                "UPDATE lines SET state = ?, attempts = 0, not_before = 0, batch_id = NULL"
-                " WHERE job_id = ? AND state = ? AND retryable = 1",
-                (PENDING, job_id, FAILED),
-            ).rowcount
-            if count:
-                conn.execute(
-                    "UPDATE jobs SET state = ?, message = NULL, updated_at = ? WHERE id = ?",
-                    (SENDING, _now(), job_id),
-                )
-        return count
+            again = conn.execute(
+                "SELECT line, next_line FROM lines INDEXED BY lines_by_outcome"
+                f" WHERE job_id = ? AND state IN {OUTCOME_SQL} AND state = ? AND retryable = 1"
+                " UNION ALL SELECT line, next_line FROM lines INDEXED BY lines_by_outcome"
+                f" WHERE job_id = ? AND state IN {OUTCOME_SQL} AND state = ?",
+                (job_id, FAILED, job_id, UNKNOWN),
+            ).fetchall()
+            if not again:
+                return 0
+            stale = [(json.dumps([_superseded_text(n)]), job_id, line)
+                     for line, n in again if n is not None]  # fmt: skip
+            conn.executemany(
+                "UPDATE lines SET state = 'SUPERSEDED', errors = ? WHERE job_id = ? AND line = ?",
+                stale,
+            )
+            conn.executemany(
+                "UPDATE lines SET state = ?, attempts = 0, not_before = 0, batch_id = NULL,"
+                " uncertain = 0 WHERE job_id = ? AND line = ?",
+                [(PENDING, job_id, line) for line, n in again if n is None],
+            )
+            conn.execute(
+                "UPDATE jobs SET state = ?, message = NULL, updated_at = ? WHERE id = ?",
+                (SENDING, _now(), job_id),
+            )
+        return len(again) - len(stale)
+
+    def settle_verified(self, job_id: str, outcomes: Iterable[tuple[int, bool, str]]) -> None:
+        """Settle UNKNOWN lines after reading their profiles back: (line, found as sent,
+        what was found)."""
+        with self._tx() as conn:
+            conn.executemany(
+                "UPDATE lines SET state = ?, retryable = 0, errors = ?"
+                " WHERE job_id = ? AND line = ? AND state = ?",
+                [(COMPLETED if same else FAILED, json.dumps([] if same else [why]), job_id,
+                  line, UNKNOWN) for line, same, why in outcomes],
+            )  # fmt: skip
+
+
+def _within(rows: list[sqlite3.Row], max_bytes: int) -> list[sqlite3.Row]:
+    """The first rows whose enveloped lines fit in ``max_bytes`` (at least one row)."""
+    total = 0
+    for count, row in enumerate(rows):
+        total += row["length"] + ENVELOPE_BYTES + 1
+        if total > max_bytes:
+            return rows[: max(count, 1)]
+    return rows
+
+
+def _superseded_text(line: int) -> str:
+    return f"superseded by line {line} of the same profile, which carries newer data"
+
+
+def _superseded(update: LineUpdate, next_line: int) -> LineUpdate:
+    return LineUpdate(update.line, SUPERSEDED, update.attempts, False,
+                      [*update.errors, _superseded_text(next_line)])  # fmt: skip

@@ -33,23 +33,30 @@ are recorded, polling stops (accepted batches are polled by the next run).
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
+import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from tui_app.bulk.journal import (
     BATCH_DONE,
     COMPLETED,
     DONE,
     FAILED,
+    INVALID,
     PENDING,
     POLLING,
     REJECTED,
     SENDING,
     STOPPED,
+    UNKNOWN,
     VALIDATING,
     Batch,
     BatchLine,
@@ -70,8 +77,14 @@ from tui_app.client.registry import RegistryClient
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH, BulkItem, RequestItem
 from tui_app.wire.ndjson import read_lines
 
+T = TypeVar("T")
+
 SCAN_CHUNK = 500
 """Lines validated per journal transaction."""
+PROGRESS_EVERY = 0.2
+"""Seconds between two progress reports (each reads the journal)."""
+STOP_CHECK_EVERY = 0.5
+"""Seconds between two looks at the journal for a stop asked by another process."""
 
 
 @dataclass(frozen=True)
@@ -101,8 +114,9 @@ class Settings:
     client's own retries of 429, 503 and connection failures)."""
     retry: Backoff = Backoff(0.5, 5.0)
     """Delays before a failed request or a retryable record is sent again."""
-    poll: Backoff = Backoff(0.2, 5.0, 1.5)
-    """Delays between status polls of one request."""
+    poll: Backoff = Backoff(0.05, 5.0, 1.5)
+    """Delays between status polls of one request (the first one after the POST's
+    answer: a request of 100 records is often processed by then)."""
 
     def __post_init__(self) -> None:
         if self.concurrency < 1 or self.max_attempts < 1 or self.request_attempts < 1:
@@ -113,14 +127,19 @@ ProgressCallback = Callable[[Job], None]
 
 
 def create_job(
-    journal: Journal, path: Path, env: str, batch_size: int = MAX_RECOMMENDED_BATCH
+    journal: Journal,
+    path: Path,
+    env: str,
+    batch_size: int = MAX_RECOMMENDED_BATCH,
+    max_bytes: int | None = None,
 ) -> Job:
     """Record a new job for ``path`` on environment ``env``; run it with :func:`run_job`.
+    ``max_bytes`` caps a request's body (the environment's ``bulk_max_request_bytes``).
     Raises :class:`~tui_app.bulk.source.SourceError` for a file that cannot be imported."""
     if not 1 <= batch_size <= MAX_RECOMMENDED_BATCH:
         raise ValueError(f"the batch size must be between 1 and {MAX_RECOMMENDED_BATCH}")
     path = path.resolve()
-    return journal.create_job(env, path, inspect_file(path), batch_size)
+    return journal.create_job(env, path, inspect_file(path), batch_size, max_bytes)
 
 
 async def run_job(
@@ -139,20 +158,40 @@ async def run_job(
     :class:`~tui_app.bulk.source.SourceChanged` if its file changed."""
     job = journal.job(job_id)
     with journal.running(job.id):
-        verify_unchanged(job.path, job.fingerprint)
-        with SourceFile(job.path) as source:
-            run = _Run(journal, job, client, settings, source, on_progress, stop)
-            try:
-                await run.run()
-            except BaseException as exc:
-                why = "interrupted" if isinstance(exc, asyncio.CancelledError) else repr(exc)
-                journal.set_state(job.id, STOPPED, why)
-                raise
+        return await run_locked(journal, job.id, client, settings,
+                                on_progress=on_progress, stop=stop)  # fmt: skip
+
+
+async def run_locked(
+    journal: Journal,
+    job_id: str,
+    client: RegistryClient,
+    settings: Settings = Settings(),
+    *,
+    on_progress: ProgressCallback | None = None,
+    stop: asyncio.Event | None = None,
+) -> Job:
+    """:func:`run_job` for a caller that holds the job's lock already (a worker process
+    takes it before it connects, so two workers never both connect)."""
+    journal.started(job_id, os.getpid())
+    job = journal.job(job_id)
+    verify_unchanged(job.path, job.fingerprint)
+    with SourceFile(job.path) as source, ThreadPoolExecutor(1, "journal") as writer:
+        run = _Run(journal, job, client, settings, source, on_progress, stop, writer)
+        try:
+            await run.run()
+        except BaseException as exc:
+            why = "interrupted" if isinstance(exc, asyncio.CancelledError) else repr(exc)
+            journal.set_state(job.id, STOPPED, why)
+            raise
     return journal.job(job.id)
 
 
 class _Run:
-    """One run of one job: the state shared by the feeder, the scan and the batch tasks."""
+    """One run of one job: the state shared by the feeder, the scan and the batch tasks.
+
+    Journal calls go to one thread of their own (``_db``), in order, so a commit (the one
+    before each POST is synced to disk) never holds up the requests in flight."""
 
     def __init__(
         self,
@@ -163,6 +202,7 @@ class _Run:
         source: SourceFile,
         on_progress: ProgressCallback | None,
         stop: asyncio.Event | None,
+        writer: ThreadPoolExecutor,
     ) -> None:
         self.journal = journal
         self.job = job
@@ -178,23 +218,44 @@ class _Run:
         self.scanning = not job.scan_done
         self.active = 0  # batch tasks running
         self.state: str | None = None
+        self.max_bytes = job.max_bytes
+        self._writer = writer
+        self._reported = 0.0
+
+    async def _db(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._writer, functools.partial(call, *args, **kwargs))
 
     # --- the run --------------------------------------------------------------------
 
     async def run(self) -> None:
-        self.journal.set_state(self.job.id, VALIDATING if self.scanning else SENDING)
-        async with asyncio.TaskGroup() as tasks:
-            if self.scanning:
-                tasks.create_task(self._scan())
-            for batch in self.journal.recover(self.job.id):
-                await self.window.acquire()
-                self._start(tasks, batch)
-            await self._feed(tasks)
+        await self._db(self.journal.set_state, self.job.id,
+                       VALIDATING if self.scanning else SENDING)  # fmt: skip
+        watcher = asyncio.create_task(self._watch_for_stop())
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                if self.scanning:
+                    tasks.create_task(self._scan())
+                for batch in await self._db(self.journal.recover, self.job.id):
+                    await self.window.acquire()
+                    self._start(tasks, batch)
+                await self._feed(tasks)
+        finally:
+            watcher.cancel()
         if self.stop.is_set():
-            self.journal.set_state(self.job.id, STOPPED, self.stop_reason or "stopped on request")
+            await self._db(self.journal.set_state, self.job.id, STOPPED,
+                           self.stop_reason or "stopped on request")  # fmt: skip
         else:
-            self.journal.set_state(self.job.id, DONE)
-        self._progress()
+            await self._db(self.journal.set_state, self.job.id, DONE)
+        self._progress(force=True)
+
+    async def _watch_for_stop(self) -> None:
+        """Honour a stop asked through the journal (``bulk stop``, another app's F7)."""
+        while not self.stop.is_set():
+            if await self._pause(STOP_CHECK_EVERY):
+                return
+            if await self._db(self.journal.stop_requested, self.job.id):
+                self._halt("stopped on request")
 
     async def _feed(self, tasks: asyncio.TaskGroup) -> None:
         """Form batches from lines due to be sent until every line is settled."""
@@ -206,17 +267,18 @@ class _Run:
                 self.window.release()
                 return
             # While the file is still being read, only full batches go out.
-            batch = self.journal.take_batch(
-                self.job.id, size, min_size=size if self.scanning else 1, now=time.time()
-            )
+            batch = await self._db(
+                self.journal.take_batch, self.job.id, size,
+                min_size=size if self.scanning else 1, now=time.time(), max_bytes=self.max_bytes,
+            )  # fmt: skip
             if batch is not None:
                 self._start(tasks, batch)
                 continue
             self.window.release()
-            due = self.journal.next_due(self.job.id)
+            due = await self._db(self.journal.next_due, self.job.id)
             if due is None and not self.scanning and not self.active:
                 return
-            self._set_state(
+            await self._set_state(
                 VALIDATING if self.scanning else SENDING if due is not None else POLLING
             )
             wait = None if due is None else due - time.time()
@@ -267,15 +329,19 @@ class _Run:
             return False
         return True
 
-    def _set_state(self, state: str) -> None:
+    async def _set_state(self, state: str) -> None:
         if state != self.state:
             self.state = state
-            self.journal.set_state(self.job.id, state)
-            self._progress()
+            await self._db(self.journal.set_state, self.job.id, state)
+            self._progress(force=True)
 
-    def _progress(self) -> None:
-        if self.on_progress is not None:
-            self.on_progress(self.journal.job(self.job.id))
+    def _progress(self, *, force: bool = False) -> None:
+        """Report the job to ``on_progress``, at most every ``PROGRESS_EVERY`` seconds."""
+        now = time.monotonic()
+        if self.on_progress is None or (not force and now - self._reported < PROGRESS_EVERY):
+            return
+        self._reported = now
+        self.on_progress(self.journal.job(self.job.id))
 
     # --- validation -----------------------------------------------------------------
 
@@ -320,33 +386,49 @@ class _Run:
 
     # --- sending --------------------------------------------------------------------
 
-    def _items(self, batch: Batch) -> tuple[Batch, list[BulkItem]]:
-        """Read the batch's lines back from the file and build the records to send. A line
-        that no longer is what was validated fails, and leaves the batch."""
+    def _body(self, batch: Batch) -> tuple[Batch, list[bytes], list[LineUpdate]]:
+        """The request's lines: each read back from the file, checked unchanged by its
+        CRC, sent as written (wrapped in an envelope if bare) or rebuilt from the model
+        (see :data:`~tui_app.bulk.source.SEND_AS`). A line that no longer is what was
+        validated fails, and leaves the batch."""
         keep: list[BatchLine] = []
-        items: list[BulkItem] = []
+        body: list[bytes] = []
         changed: list[LineUpdate] = []
         for entry in batch.lines:
-            line = self.source.line_at(entry.offset, entry.line)
-            checked, record = check(line) if line is not None else (None, None)
-            if record is None or (checked.number, checked.crc) != (entry.line, entry.crc):
-                changed.append(
-                    LineUpdate(entry.line, FAILED, entry.attempts, errors=[
-                        "the line changed in the file after it was validated; fix the file "
-                        "and submit it again"])
-                )  # fmt: skip
+            encoded = self._encode(entry)
+            if encoded is None:
+                changed.append(LineUpdate(entry.line, FAILED, entry.attempts, errors=[
+                    "the line changed in the file after it was validated; fix the file "
+                    "and submit it again"]))  # fmt: skip
                 continue
             keep.append(entry)
-            items.append(BulkItem.wrap(record, entry.client_ref_id))
-        if changed:
-            self.journal.settle(batch.id, None if keep else BATCH_DONE, changed)
-        return Batch(batch.id, None, keep), items
+            body.append(encoded)
+        return Batch(batch.id, None, keep), body, changed
+
+    def _encode(self, entry: BatchLine) -> bytes | None:
+        if entry.send_as:
+            raw = self.source.raw_at(entry.offset, entry.length, entry.crc)
+            if raw is None:
+                return None
+            if entry.send_as == 1:
+                return raw
+            kind = b"agent" if entry.send_as == 2 else b"agency"
+            ref = json.dumps(entry.client_ref_id).encode()
+            return b'{"clientRefId":' + ref + b',"data":{"' + kind + b'":' + raw + b"}}"
+        line = self.source.line_at(entry.offset, entry.line)
+        checked, record = check(line) if line is not None else (None, None)
+        if record is None or (checked.number, checked.crc) != (entry.line, entry.crc):
+            return None
+        item = BulkItem.wrap(record, entry.client_ref_id).to_line()
+        return json.dumps(item, separators=(",", ":")).encode()
 
     async def _post(self, batch: Batch) -> Batch | None:
         """POST the batch until the service accepts it; the accepted batch, or None if it
         ended (refused) or the run stopped (the batch then stays OPEN for the next run)."""
-        batch, items = self._items(batch)
-        if not items:
+        batch, body, changed = self._body(batch)
+        if changed:
+            await self._db(self.journal.settle, batch.id, None if body else BATCH_DONE, changed)
+        if not body:
             return None
         attempt = 0
         while True:
@@ -354,7 +436,7 @@ class _Run:
             async with self.in_flight:
                 if self.stop.is_set():
                     return None
-                outcome = await self._send(batch, items)
+                outcome = await self._send(batch, body)
             if not isinstance(outcome, Exception):
                 return outcome
             if attempt >= self.settings.request_attempts:
@@ -363,39 +445,58 @@ class _Run:
             if await self._pause(self.settings.retry.delay(attempt)):
                 return None
 
-    async def _send(self, batch: Batch, items: list[BulkItem]) -> Batch | Exception | None:
+    async def _send(self, batch: Batch, body: list[bytes]) -> Batch | Exception | None:
         """One POST: the accepted batch, the error to try again after, or None if the
         batch ended or the run must stop."""
-        self.journal.posting(batch.id)
+        await self._db(self.journal.posting, batch.id)
         try:
-            accepted = await self.client.bulk_submit(items)
+            accepted = await self.client.bulk_submit_lines(body)
         except AuthError as exc:
-            self.journal.reopen(batch.id, uncertain=False)
+            await self._db(self.journal.reopen, batch.id, uncertain=False)
             self._halt(str(exc))
             return None
         except Rejected as exc:
             if exc.status in (400, 422):
-                self._refused(batch, exc)
+                await self._refused(batch, exc)
                 return None
-            self.journal.reopen(batch.id, uncertain=False)  # a 4xx: not processed
+            if exc.status == 413:
+                await self._too_large(batch, body)
+                return None
+            await self._db(self.journal.reopen, batch.id, uncertain=False)  # not processed
             if exc.status == 429:
                 return exc
             self._halt(f"the service refused the bulk request ({exc.status}): {exc}")
             return None
         except ServerError as exc:  # a 503 is refused before processing; others may not be
-            self.journal.reopen(batch.id, uncertain=exc.status != 503)
+            await self._db(self.journal.reopen, batch.id, uncertain=exc.status != 503)
             return exc
         except (Unavailable, BadResponse) as exc:
             # Maybe received: Unavailable does not say whether the connection was refused
             # before anything was sent (the client retried those itself), so err on the
             # side of the flag.
-            self.journal.reopen(batch.id, uncertain=True)
+            await self._db(self.journal.reopen, batch.id, uncertain=True)
             return exc
-        self.journal.accepted(batch.id, accepted.bulkRequestId)
+        await self._db(self.journal.accepted, batch.id, accepted.bulkRequestId)
         self._progress()
         return Batch(batch.id, accepted.bulkRequestId, batch.lines)
 
-    def _refused(self, batch: Batch, exc: Rejected) -> None:
+    async def _too_large(self, batch: Batch, body: list[bytes]) -> None:
+        """A 413: the service takes smaller requests. Later requests of the job stay under
+        half this one (learnt once, kept by the journal, so a resume does not hit it
+        again) and its lines go back to be sent so; a single line too large is invalid."""
+        if len(batch.lines) == 1:
+            entry = batch.lines[0]
+            why = (f"too large for the service (413): {len(body[0]):,} bytes in a request of "
+                   "its own; make the record smaller")  # fmt: skip
+            update = LineUpdate(entry.line, INVALID, entry.attempts, errors=[why])
+            await self._db(self.journal.settle, batch.id, REJECTED, [update])
+            return
+        self.max_bytes = max(1, (sum(map(len, body)) + len(body)) // 2)
+        await self._db(self.journal.limit_request_bytes, self.job.id, self.max_bytes)
+        updates = [LineUpdate(e.line, PENDING, e.attempts) for e in batch.lines]
+        await self._db(self.journal.settle, batch.id, REJECTED, updates)
+
+    async def _refused(self, batch: Batch, exc: Rejected) -> None:
         """A 400: the lines it names (``line N`` of the request) fail; the others are sent
         again in another batch."""
         named: dict[int, list[str]] = {}
@@ -413,7 +514,7 @@ class _Run:
                 updates.append(LineUpdate(entry.line, FAILED, entry.attempts + 1, errors=errors))
             else:
                 updates.append(LineUpdate(entry.line, PENDING, entry.attempts))
-        self.journal.settle(batch.id, REJECTED, updates)
+        await self._db(self.journal.settle, batch.id, REJECTED, updates)
 
     # --- results --------------------------------------------------------------------
 
@@ -432,7 +533,7 @@ class _Run:
                 return
             except NotFound:
                 lost = f"the service no longer knows bulk request {batch.bulk_request_id}"
-                self._settle(batch, [], missing=lost)
+                await self._settle(batch, [], missing=lost)
                 return
             except (Rejected, ServerError, Unavailable, BadResponse) as exc:
                 failures += 1
@@ -444,14 +545,14 @@ class _Run:
             failures = 0
             if status.complete:
                 missing = "the service's result does not mention this record"
-                self._settle(batch, status.operationDetails.requestItems, missing=missing)
+                await self._settle(batch, status.operationDetails.requestItems, missing=missing)
                 return
 
-    def _settle(self, batch: Batch, items: list[RequestItem], *, missing: str) -> None:
+    async def _settle(self, batch: Batch, items: list[RequestItem], *, missing: str) -> None:
         by_ref = {item.clientRefId.lower(): item for item in items}
         updates = [self._outcome(entry, by_ref.get(entry.client_ref_id), missing)
                    for entry in batch.lines]  # fmt: skip
-        self.journal.settle(batch.id, BATCH_DONE, updates)
+        await self._db(self.journal.settle, batch.id, BATCH_DONE, updates)
 
     def _outcome(self, entry: BatchLine, item: RequestItem | None, missing: str) -> LineUpdate:
         attempts = entry.attempts + 1
@@ -467,4 +568,14 @@ class _Run:
         if retryable and attempts < self.settings.max_attempts:
             due = time.time() + self.settings.retry.delay(attempts)
             return LineUpdate(entry.line, PENDING, attempts, True, errors, not_before=due)
+        if retryable and (entry.uncertain or item is None):
+            # An earlier delivery may have been imported though its answer was lost.
+            errors = [*errors, UNKNOWN_TEXT]
+            return LineUpdate(entry.line, UNKNOWN, attempts, True, errors)
         return LineUpdate(entry.line, FAILED, attempts, retryable, errors)
+
+
+UNKNOWN_TEXT = (
+    "outcome unknown: a request holding this line may have been imported though its answer "
+    "was lost; producer-tui bulk verify reads the profile back and settles it"
+)

@@ -13,6 +13,7 @@ for an envelope).
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import uuid
@@ -140,6 +141,12 @@ class Checked:
     client_ref_id: str | None
     """The envelope's id, or a new GUID for a valid bare record; lowercase."""
     errors: tuple[str, ...]
+    identity: int | None = None
+    """Which profile a valid line writes (see :func:`identity`)."""
+    length: int = 0
+    """The line's length in bytes."""
+    send_as: int = 0
+    """How the line goes into a request (:data:`SEND_AS`)."""
 
     @property
     def valid(self) -> bool:
@@ -164,7 +171,11 @@ def check(line: Line) -> tuple[Checked, Record | None]:
         record: Record | None = None,
     ) -> tuple[Checked, Record | None]:
         key = None if key is None else str(key)  # as written, even if not text
-        return Checked(line.number, line.offset, crc, kind, key, ref, tuple(errors)), record
+        if record is None:
+            return Checked(line.number, line.offset, crc, kind, key, ref, tuple(errors)), None
+        checked = Checked(line.number, line.offset, crc, kind, key, ref, (),
+                          identity(record), len(line.raw), _send_as(value, record))  # fmt: skip
+        return checked, record
 
     value = line.value
     if value is None:
@@ -188,6 +199,41 @@ def check(line: Line) -> tuple[Checked, Record | None]:
     except ValidationError as exc:
         return result(model.kind, _field(value, "profileKey"), errors=_messages(exc))
     return result(record.kind, record.ProfileKey, str(uuid.uuid4()), record=record)
+
+
+def identity(record: Record) -> int:
+    """The profile a record writes, as a 63-bit number: its kind, ProfileKey and Ssn or Tin
+    (digits only, so ``123-45-6789`` and ``123456789`` are one person). A hash, so the
+    journal holds no SSN."""
+    key, number = record.identity
+    digits = "".join(ch for ch in str(number or "") if ch.isdigit())
+    text = f"{record.kind}\x1f{key}\x1f{digits}".encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
+
+
+SEND_AS = {0: "rebuilt", 1: "as written", 2: "as written, in an agent envelope",
+           3: "as written, in an agency envelope"}
+"""How a valid line is sent. A line whose every key is in the bulk spelling (as the
+interface asks) is sent byte for byte as written, wrapped in an envelope if it is a bare
+record: it was validated when read, and its CRC proves it unchanged. Any other line (the
+schema's PascalCase spelling) is rebuilt from the model, in the bulk spelling."""
+
+
+def _send_as(value: dict[str, Any], record: Record) -> int:
+    if not _bulk_spelling(value):
+        return 0
+    if "clientRefId" in value or "data" in value:
+        return 1
+    return 2 if record.kind == "agent" else 3
+
+
+def _bulk_spelling(value: Any) -> bool:
+    """True if no key of ``value``, at any depth, starts with a capital letter."""
+    if isinstance(value, dict):
+        return all(not key[:1].isupper() and _bulk_spelling(v) for key, v in value.items())
+    if isinstance(value, list):
+        return all(_bulk_spelling(v) for v in value)
+    return True
 
 
 def _bare_model(value: dict[str, Any]) -> type[AgentRecord] | type[AgencyRecord] | str:
@@ -242,6 +288,17 @@ class SourceFile:
         self._file.seek(offset)
         # read_lines seeks only for a non-zero offset, hence the seek above.
         return next(read_lines(self._file, start_offset=offset, start_line=number), None)
+
+    def raw_at(self, offset: int, length: int, crc: int) -> bytes | None:
+        """The ``length`` bytes of the line at ``offset`` if their CRC-32 is still ``crc``
+        (the line is as it was validated), else None. No parsing: this is the fast path
+        of sending."""
+        self._file.seek(offset)
+        raw = self._file.read(length + len(codecs.BOM_UTF8))
+        if offset == 0 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8) :]
+        raw = raw[:length]
+        return raw if zlib.crc32(raw) == crc else None
 
     def close(self) -> None:
         self._file.close()

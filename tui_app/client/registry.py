@@ -15,7 +15,7 @@ import email.utils
 import json
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -225,6 +225,19 @@ class RegistryClient:
             safe=False,
             accept=JSON,
         )
+
+    async def bulk_submit_lines(
+        self, lines: Sequence[bytes], item_type: str = "profile"
+    ) -> BulkAccepted:
+        """Submit one bulk request of NDJSON lines already encoded and validated (the bulk
+        pipeline's fast path: each line is a checked envelope, sent as written)."""
+        if not lines:
+            raise InvalidInput([FieldError("items", "a bulk request needs at least one record")])
+        body = b"\n".join(lines) + b"\n"
+        return await self._call(
+            "POST", "bulk", f"/{item_type}", BulkAccepted, body=(body, NDJSON), safe=False,
+            accept=JSON,
+        )  # fmt: skip
 
     async def bulk_status(self, bulk_request_id: str) -> BulkStatus:
         return await self._call(

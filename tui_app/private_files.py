@@ -1,0 +1,62 @@
+"""Files that may hold personal data: created 0600 in folders created 0700, and CSV cells
+that a spreadsheet would run as a formula neutralised.
+
+Journals, reports, ``failed.ndjson``, exports, logs and the sandbox database can hold SSNs,
+TINs and birth dates; another user of a shared machine must not be able to read them. An
+existing file is narrowed to 0600 when it is written again; an existing folder the user
+chose is left as it is.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO, Any
+
+FILE_MODE = 0o600
+FOLDER_MODE = 0o700
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a cell as a formula (OWASP's CSV injection list)."""
+
+
+def private_folder(path: Path, *, ours: bool = False) -> Path:
+    """Create ``path`` (and missing parents) as 0700 folders. An existing folder is kept as
+    it is, unless ``ours`` (the app's own data folder), which is narrowed to 0700."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        folder.mkdir(mode=FOLDER_MODE, exist_ok=True)
+        os.chmod(folder, FOLDER_MODE)  # mkdir's mode is reduced by the umask
+    if ours and path.stat().st_mode & 0o777 != FOLDER_MODE:
+        os.chmod(path, FOLDER_MODE)
+    return path
+
+
+def _opener(path: str, flags: int) -> int:
+    fd = os.open(path, flags, FILE_MODE)
+    os.fchmod(fd, FILE_MODE)  # a file that existed keeps its mode otherwise
+    return fd
+
+
+def open_private(path: Path, mode: str = "w", **kwargs: Any) -> IO[Any]:
+    """``open(path, mode)`` for writing, the file 0600 whether new or not."""
+    return open(path, mode, opener=_opener, **kwargs)  # noqa: SIM115 - the caller closes it
+
+
+def touch_private(path: Path) -> Path:
+    """Make sure ``path`` exists as a 0600 file (before SQLite opens it: its -wal and -shm
+    files take the database file's mode)."""
+    private_folder(path.parent)
+    os.close(_opener(str(path), os.O_RDWR | os.O_CREAT))
+    return path
+
+
+def safe_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: one starting like a formula gets a leading
+    apostrophe. Other values pass unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
