@@ -11,6 +11,8 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 
+from tui_app.bulk.commands import add_bulk_parser
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -63,30 +65,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="anchor the synthetic licenses' dates (YYYY-MM-DD); default: the "
                        "date the database is first seeded")
 
-    bulk = sub.add_parser("bulk", help="import NDJSON files of agent and agency records")
-    bulk_sub = bulk.add_subparsers(dest="bulk_command", metavar="ACTION", required=True)
-    submit = bulk_sub.add_parser("submit", help="validate FILE and send its records")
-    submit.add_argument("file", help="NDJSON: bulk envelopes or bare agent/agency records")
-    submit.add_argument("--batch-size", type=_positive, default=100,
-                        help="records per request, at most 100 (default 100)")
-    resume = bulk_sub.add_parser("resume", help="finish a job cut short")
-    resume.add_argument("job", help="job id (or a unique prefix)")
-    for command in (submit, resume):
-        command.add_argument("--env", default=argparse.SUPPRESS,
-                             help="environment (submit: default the active one)")
-        command.add_argument("--wait", action="store_true",
-                             help="follow the job to its end instead of running it in the "
-                             "background; exit 0 only if every record succeeded")
-        command.add_argument("--report", help="with --wait: write this CSV report at the end")
-        command.add_argument("--concurrency", type=_positive, default=4,
-                             help="requests in flight at once (default 4)")
-    status = bulk_sub.add_parser("status", help="list jobs, or show one")
-    status.add_argument("job", nargs="?", help="job id (or a unique prefix)")
-    report = bulk_sub.add_parser("report", help="write a job's CSV report and failed lines")
-    report.add_argument("job", help="job id (or a unique prefix)")
-    report.add_argument("--out", required=True, help="CSV file: one row per input line")
-    report.add_argument("--failed", help="NDJSON of the failed and invalid lines "
-                        "(default: failed.ndjson beside --out)")
+    add_bulk_parser(sub, _positive)
     return parser
 
 

@@ -274,6 +274,9 @@ class Environment(_Model):
     """Seconds to wait for a response."""
     auth: Auth = Auth()
     """How to authenticate; no authentication if absent."""
+    bulk_max_request_bytes: int | None = Field(None, ge=1024)
+    """Largest bulk request body to send, in bytes, if the service has a limit; a 413
+    teaches the app the limit anyway."""
 
     @model_validator(mode="after")
     def _check_urls(self) -> Self:

@@ -1,47 +1,65 @@
-"""``producer-tui bulk``: submit, status, resume and report, over the same journal as the TUI.
+"""``producer-tui bulk``: submit, status, stop, resume, retry, verify and report, over the
+same journal as the TUI.
 
-``submit`` and ``resume`` without ``--wait`` hand the job to a background process (the same
-command with ``--wait``, its output in ``data_dir()/bulk-logs/JOB.log``) and return at
-once. With ``--wait`` they follow the job to its end: a one-line bar on a terminal, a plain
-progress line every few seconds otherwise. The first Ctrl-C stops gracefully (requests in
-flight are finished and recorded); a second one stops at once. Either way the job resumes.
+``submit``, ``resume`` and ``retry`` start a detached worker for the job (see
+:mod:`tui_app.bulk.worker`) and return at once with the job id; ``status JOB --follow``
+attaches to it and prints a progress line until it ends, and ``stop JOB`` asks it to stop
+gracefully. With ``--wait`` they run the job in this process instead and follow it to its
+end: a one-line bar on a terminal, a plain progress line every few seconds otherwise. The
+first Ctrl-C stops gracefully (requests in flight are finished and recorded); a second
+one stops at once. Either way the job resumes.
 
 Exit status: 0 when every record succeeded (or, without ``--wait``, the job started), 1
 when some failed or were invalid or the run stopped early, 2 for bad usage, a file that
-cannot be imported, an unknown job or a config problem, 130 when interrupted.
+cannot be imported, an unknown job, an unusable journal or a config problem, 3 when the
+service cannot be reached for ``verify``, 130 when interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
-import subprocess
+import sqlite3
 import sys
 import time
-from contextlib import suppress
 from pathlib import Path
 from typing import TextIO
 
-from tui_app.bulk.journal import DONE, FAILED, INVALID, Job, JobBusy, Journal, UnknownJob
-from tui_app.bulk.pipeline import Settings, create_job, run_job
-from tui_app.bulk.report import write_report
+from tui_app.bulk.journal import (
+    DONE,
+    TO_FIX,
+    Job,
+    JobBusy,
+    Journal,
+    JournalError,
+    UnknownJob,
+)
+from tui_app.bulk.pipeline import create_job
+from tui_app.bulk.report import ReportExists, refuse_existing, write_report
 from tui_app.bulk.source import SourceError
-from tui_app.config import ConfigError, Environment, config_path, data_dir, load_config
+from tui_app.bulk.worker import WorkerFailed, look, spawn, work
+from tui_app.config import ConfigError, Environment, config_path, load_config
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH
 
 PLAIN_EVERY = 3.0
 """Seconds between progress lines when the output is not a terminal."""
+FOLLOW_EVERY = 0.5
+"""Seconds between two looks at the journal while following a job."""
 SHOWN_PROBLEMS = 20
 
 
 def main(args: argparse.Namespace) -> int:
-    actions = {"submit": _submit, "resume": _resume, "status": _status, "report": _report}
+    actions = {"submit": _submit, "resume": _resume, "status": _status, "report": _report,
+               "stop": _stop, "retry": _retry, "verify": _verify, "work": _work}  # fmt: skip
     try:
         with Journal() as journal:
             return actions[args.bulk_command](journal, args)
-    except (_Usage, SourceError, UnknownJob, JobBusy) as exc:
+    except (_Usage, SourceError, UnknownJob, JobBusy, JournalError, WorkerFailed,
+            ReportExists) as exc:  # fmt: skip
         _say(str(exc))
+        return 2
+    except sqlite3.DatabaseError as exc:  # damage found past the journal's first pages
+        _say(f"the bulk journal is damaged ({exc}): move it aside to start a new one")
         return 2
     except OSError as exc:  # e.g. a report path that cannot be written
         _say(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
@@ -71,155 +89,227 @@ def _submit(journal: Journal, args: argparse.Namespace) -> int:
     env_name, env = _environment(getattr(args, "env", None))
     if not 1 <= args.batch_size <= MAX_RECOMMENDED_BATCH:
         raise _Usage(f"--batch-size must be between 1 and {MAX_RECOMMENDED_BATCH}")
-    job = create_job(journal, Path(args.file), env_name, args.batch_size)
+    limit = args.max_request_bytes or env.bulk_max_request_bytes
+    job = create_job(journal, Path(args.file), env_name, args.batch_size, limit)
     print(job.id, flush=True)
     return _carry_on(journal, job, env, args)
 
 
-def _resume(journal: Journal, args: argparse.Namespace) -> int:
+def _job_and_env(journal: Journal, args: argparse.Namespace) -> tuple[Job, Environment]:
     job = journal.job(args.job)
     asked = getattr(args, "env", None)
     if asked and asked != job.env:
         raise _Usage(f"job {job.id} was submitted to environment {job.env}, not {asked}")
-    _, env = _environment(job.env)
+    return job, _environment(job.env)[1]
+
+
+def _resume(journal: Journal, args: argparse.Namespace) -> int:
+    job, env = _job_and_env(journal, args)
     if job.finished:
-        _say(f"job {job.id} is already done")
+        _say(f"job {job.id} is already done"
+             + (f"; {job.counts.retryable:,} retryable failures: producer-tui bulk retry "
+                f"{job.id}" if job.counts.retryable else ""))  # fmt: skip
         return _outcome(journal, job, args)
     return _carry_on(journal, job, env, args)
 
 
+def _retry(journal: Journal, args: argparse.Namespace) -> int:
+    job, env = _job_and_env(journal, args)
+    if look(journal, job.id).running:
+        raise _Usage(f"job {job.id} is running: retry its failures once it ends")
+    again = journal.retry_retryable(job.id)
+    if not again:
+        _say(f"job {job.id} has no retryable failure nor unknown outcome to send again")
+        return _outcome(journal, journal.job(job.id), args)
+    _say(f"job {job.id}: {again:,} lines to send again")
+    return _carry_on(journal, journal.job(job.id), env, args)
+
+
 def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Namespace) -> int:
-    settings = Settings(concurrency=args.concurrency)
+    report = Path(args.report) if args.report else None
+    if report is not None and not args.force:
+        refuse_existing(report, report.with_name("failed.ndjson"))
     if not args.wait:
-        log = _detach(job, args)
+        log = spawn(journal, job.id, concurrency=args.concurrency, report=report)
         _say(f"job {job.id} runs in the background (log: {log}); "
-             f"follow it with: producer-tui bulk status {job.id}")  # fmt: skip
+             f"follow it with: producer-tui bulk status {job.id} --follow")  # fmt: skip
         return 0
-    resume = f"Resume it with: producer-tui bulk resume {job.id} --wait"
+    resume = f"Resume it with: producer-tui bulk resume {job.id}"
     progress = _Progress(sys.stderr)
     try:
-        job = asyncio.run(_run(journal, job.id, env, settings, progress))
+        job = asyncio.run(work(journal, job.id, env, concurrency=args.concurrency,
+                               on_progress=progress.update))  # fmt: skip
     except (KeyboardInterrupt, asyncio.CancelledError):
         progress.end()
         _say(f"interrupted; job {job.id} is saved. {resume}")
         return 130
     progress.end(job)
-    if progress.interrupted:
-        _say(f"stopped; job {job.id} is saved. {resume}")
-        return 130
     if job.state != DONE:
         _say(f"job {job.id} stopped: {job.message}. {resume}")
+        return 130 if job.message == "stopped on request" else 1
+    return _outcome(journal, job, args)
+
+
+def _work(journal: Journal, args: argparse.Namespace) -> int:
+    """The detached worker's body (``bulk work JOB``, not for people): run, report, exit."""
+    job, env = _job_and_env(journal, args)
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} worker for job {job.id} starts", flush=True)
+    job = asyncio.run(work(journal, job.id, env, concurrency=args.concurrency))
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} job {job.id} {job.state}: {_summary(job)}"
+          + (f" ({job.message})" if job.message and job.state != DONE else ""), flush=True)  # fmt: skip
+    args.force = True  # the submitting command checked the paths
     return _outcome(journal, job, args)
 
 
 def _outcome(journal: Journal, job: Job, args: argparse.Namespace) -> int:
+    _print_problems(journal, job, sys.stderr)
     if getattr(args, "report", None):
-        report = write_report(journal, job.id, Path(args.report))
+        report = write_report(journal, job.id, Path(args.report),
+                              overwrite=getattr(args, "force", False))  # fmt: skip
         _say(f"report: {report.csv_path}; {report.failed_lines} lines to fix in "
              f"{report.failed_path}")  # fmt: skip
     return 0 if job.finished and job.counts.all_succeeded else 1
 
 
-async def _run(
-    journal: Journal, job_id: str, env: Environment, settings: Settings, progress: _Progress
-) -> Job:
-    from tui_app.client.factory import connect
-
-    connection = await connect(env)
-    stop = asyncio.Event()
-    task = asyncio.current_task()
-    loop = asyncio.get_running_loop()
-
-    def interrupted() -> None:
-        if stop.is_set():
-            task.cancel()  # the second Ctrl-C: stop at once
-            return
-        progress.interrupted = True
-        progress.note("stopping: finishing the requests in flight (Ctrl-C again to quit now)")
-        stop.set()
-
-    with suppress(NotImplementedError):  # no signal handlers on Windows: Ctrl-C stops at once
-        loop.add_signal_handler(signal.SIGINT, interrupted)
-    try:
-        return await run_job(
-            journal, job_id, connection.client, settings, on_progress=progress.update, stop=stop
-        )
-    finally:
-        with suppress(NotImplementedError):
-            loop.remove_signal_handler(signal.SIGINT)
-        await connection.aclose()
-
-
-def _detach(job: Job, args: argparse.Namespace) -> Path:
-    """Run ``bulk resume JOB --wait`` as a background process that outlives this one."""
-    log = data_dir() / "bulk-logs" / f"{job.id}.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "tui_app", "bulk", "resume", job.id, "--wait",
-               "--concurrency", str(args.concurrency)]  # fmt: skip
-    if args.report:
-        command += ["--report", str(Path(args.report).resolve())]
-    with open(log, "ab") as out:
-        subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # a Ctrl-C in this terminal must not reach it
-        )
-    return log
+def _print_problems(journal: Journal, job: Job, stream: TextIO) -> None:
+    """Each line to fix with its reason, the first ``SHOWN_PROBLEMS``, then how many more."""
+    c = job.counts
+    total = c.failed + c.invalid
+    for line in journal.lines(job.id, states=TO_FIX, limit=SHOWN_PROBLEMS):
+        flag = " (retryable)" if line.retryable else ""
+        print(f"  line {line.line}: {line.state}{flag}: {'; '.join(line.errors)}", file=stream)
+    if total > SHOWN_PROBLEMS:
+        print(f"  and {total - SHOWN_PROBLEMS:,} more: producer-tui bulk report {job.id} "
+              "--out report.csv", file=stream)  # fmt: skip
+    if c.unknown:
+        print(f"  {c.unknown:,} lines of unknown outcome: producer-tui bulk verify {job.id}",
+              file=stream)  # fmt: skip
 
 
 def _status(journal: Journal, args: argparse.Namespace) -> int:
     if args.job:
+        if args.follow:
+            return _follow(journal, args)
         _show_job(journal, journal.job(args.job))
         return 0
-    jobs = journal.jobs()
+    env = getattr(args, "env", None)
+    jobs = journal.jobs(env)
     if not jobs:
-        print("no bulk jobs yet")
+        print("no bulk jobs yet" + (f" in environment {env}" if env else ""))
         return 0
-    rows = [("ID", "ENV", "STATE", "RUNNING", "CREATED", "LINES", "COMPLETED", "FAILED",
-             "INVALID", "FILE")]  # fmt: skip
+    rows = [("ID", "ENV", "STATE", "CREATED", "LINES", "COMPLETED", "FAILED", "INVALID",
+             "UNKNOWN", "FILE")]  # fmt: skip
     for job in jobs:
         c = job.counts
-        running = "yes" if job.state != DONE and journal.is_running(job.id) else "no"
-        rows.append((job.id, job.env, job.state, running, job.created_at, str(c.lines),
-                     str(c.completed), str(c.failed), str(c.invalid), str(job.path)))  # fmt: skip
+        seen = look(journal, job.id)
+        rows.append((job.id, job.env, seen.words(), job.created_at, str(c.lines),
+                     str(c.completed), str(c.failed), str(c.invalid), str(c.unknown),
+                     str(job.path)))  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     return 0
 
 
+def _follow(journal: Journal, args: argparse.Namespace) -> int:
+    """Print the job's progress until it ends (or is not running): for a plain SSH shell.
+    Exits as ``--wait`` would: 0 all succeeded, 1 otherwise."""
+    progress = _Progress(sys.stderr)
+    seen = look(journal, args.job)
+    try:
+        while seen.running:
+            progress.update(seen.job)
+            time.sleep(FOLLOW_EVERY)
+            seen = look(journal, seen.job.id)
+    except KeyboardInterrupt:
+        progress.end()
+        _say(f"no longer following job {seen.job.id}; it keeps running")
+        return 130
+    job = seen.job
+    progress.end(job)
+    if job.state != DONE:
+        why = job.message if job.state != "VALIDATING" or not seen.died else None
+        _say(f"job {job.id} {seen.words()}" + (f": {why}" if why and not seen.died else "")
+             + f". Resume it with: producer-tui bulk resume {job.id}")  # fmt: skip
+        return 1
+    return _outcome(journal, job, argparse.Namespace(report=None))
+
+
 def _show_job(journal: Journal, job: Job) -> None:
     c = job.counts
-    running = "running" if job.state != DONE and journal.is_running(job.id) else "not running"
+    seen = look(journal, job.id)
     batches = journal.batch_states(job.id)
     uncertain = batches.pop("uncertain")
-    print(f"job {job.id}: {job.state} ({running})")
+    print(f"job {job.id}: {seen.words()}" + (f" (worker pid {job.worker_pid})"
+                                             if seen.running and job.worker_pid else ""))  # fmt: skip
     if job.message and job.state != DONE:
         print(f"  stopped:  {job.message}")
     print(f"  file:     {job.path} ({job.fingerprint.size:,} bytes)")
     print(f"  env:      {job.env}")
     print(f"  created:  {job.created_at}, updated {job.updated_at}")
     requests = ", ".join(f"{n} {state.lower()}" for state, n in sorted(batches.items()))
-    print(f"  requests: up to {job.batch_size} records each; {requests or 'none yet'}"
+    limit = f", at most {job.max_bytes:,} bytes" if job.max_bytes else ""
+    print(f"  requests: up to {job.batch_size} records each{limit}; {requests or 'none yet'}"
           + (f"; {uncertain} re-sent after an unknown outcome" if uncertain else ""))  # fmt: skip
     print(f"  lines:    {_summary(job)}")
     if c.failed + c.invalid:
         print(f"  problems (first {min(SHOWN_PROBLEMS, c.failed + c.invalid)} of "
               f"{c.failed + c.invalid}):")  # fmt: skip
-        for line in journal.lines(job.id, states=(FAILED, INVALID), limit=SHOWN_PROBLEMS):
+        for line in journal.lines(job.id, states=TO_FIX, limit=SHOWN_PROBLEMS):
             flag = " (retryable)" if line.retryable else ""
             print(f"    line {line.line}: {line.state}{flag}: {'; '.join(line.errors)}")
         print(f"  all of them: producer-tui bulk report {job.id} --out report.csv")
-    if job.state != DONE and not journal.is_running(job.id):
-        print(f"  resume it with: producer-tui bulk resume {job.id} --wait")
+    if c.unknown:
+        print(f"  {c.unknown:,} of unknown outcome: producer-tui bulk verify {job.id}")
+    if c.retryable and job.state == DONE:
+        print(f"  send the retryable failures again: producer-tui bulk retry {job.id}")
+    if job.state != DONE and not seen.running:
+        print(f"  resume it with: producer-tui bulk resume {job.id}")
+
+
+def _stop(journal: Journal, args: argparse.Namespace) -> int:
+    seen = look(journal, args.job)
+    if not seen.running:
+        _say(f"job {seen.job.id} is not running ({seen.words()})")
+        return 1
+    journal.request_stop(seen.job.id)
+    _say(f"job {seen.job.id} stops once its requests in flight are answered; resume it with: "
+         f"producer-tui bulk resume {seen.job.id}")  # fmt: skip
+    return 0
+
+
+def _verify(journal: Journal, args: argparse.Namespace) -> int:
+    from tui_app.bulk.verify import verify_job
+    from tui_app.client.errors import ClientError
+    from tui_app.client.factory import connect
+
+    job, env = _job_and_env(journal, args)
+    if look(journal, job.id).running:
+        raise _Usage(f"job {job.id} is running: verify it once it ends")
+    if not job.counts.unknown:
+        _say(f"job {job.id} has no line of unknown outcome")
+        return 0
+
+    async def run():
+        connection = await connect(env)
+        try:
+            return await verify_job(journal, job.id, connection.client)
+        finally:
+            await connection.aclose()
+
+    try:
+        done = asyncio.run(run())
+    except ClientError as exc:
+        _say(f"cannot verify job {job.id}: {exc}; run it again later")
+        return 3
+    print(f"job {job.id}: {done.total:,} lines verified: {done.completed:,} completed, "
+          f"{done.failed:,} failed, {done.superseded:,} superseded")  # fmt: skip
+    return 0 if not done.failed else 1
 
 
 def _report(journal: Journal, args: argparse.Namespace) -> int:
-    report = write_report(
-        journal, args.job, Path(args.out), Path(args.failed) if args.failed else None
-    )
+    failed = Path(args.failed) if args.failed else None
+    report = write_report(journal, args.job, Path(args.out), failed, overwrite=args.force)
     print(f"{report.csv_path}: {report.rows} lines")
     print(f"{report.failed_path}: {report.failed_lines} failed or invalid lines to fix")
     return 0
@@ -234,11 +324,12 @@ def _summary(job: Job) -> str:
         f"sent {c.sent_so_far}/{c.valid}, completed {c.completed}, failed {c.failed}, "
         f"invalid {c.invalid}"
     )
-    if c.retrying:
-        text += f", retrying {c.retrying}"
+    for count, words in ((c.retrying, "retrying"), (c.waiting, "waiting for an earlier line"),
+                         (c.superseded, "superseded"), (c.unknown, "unknown")):  # fmt: skip
+        if count:
+            text += f", {words} {count}"
     if not job.scan_done:
-        share = job.scanned_offset / job.fingerprint.size if job.fingerprint.size else 1
-        text = f"validating ({share:.0%} of the file), " + text
+        text = f"validating ({job.share_read:.0%} of the file), " + text
     return text
 
 
@@ -248,7 +339,6 @@ class _Progress:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.tty = stream.isatty()
-        self.interrupted = False
         self._last = 0.0
         self._width = 0
 
@@ -264,9 +354,7 @@ class _Progress:
         if not self.tty:
             print(text, file=self.stream, flush=True)
             return
-        c = job.counts
-        settled = c.completed + c.failed + c.invalid
-        share = settled / c.lines if c.lines and job.scan_done else 0.0
+        share = job.share
         bar = "#" * round(share * 20)
         line = f"\r[{bar:<20}] {share:4.0%}  {text}"
         self.stream.write(line.ljust(self._width))

@@ -288,6 +288,23 @@ class Job:
     def finished(self) -> bool:
         return self.state == DONE
 
+    @property
+    def share_read(self) -> float:
+        """How much of the file has been validated, 0 to 1."""
+        if self.scan_done or not self.fingerprint.size:
+            return 1.0
+        return min(self.scanned_offset / self.fingerprint.size, 1.0)
+
+    @property
+    def share(self) -> float:
+        """How much of the job is done, 0 to 1: the lines with their final outcome among
+        those read, scaled by how much of the file has been read. The one measure of
+        progress, for the CLI and the TUI alike."""
+        if self.state == DONE:
+            return 1.0
+        c = self.counts
+        return min((c.settled / c.lines if c.lines else 0.0) * self.share_read, 1.0)
+
 
 @dataclass(frozen=True)
 class LineOutcome:
@@ -934,6 +951,23 @@ class Journal:
                 (SENDING, _now(), job_id),
             )
         return len(again) - len(stale)
+
+    def followed(self, job_id: str, line: int) -> bool:
+        """Whether a later line of the same profile follows this one."""
+        rows = self._query(
+            "SELECT next_line FROM lines WHERE job_id = ? AND line = ?", (job_id, line)
+        )
+        return bool(rows and rows[0][0] is not None)
+
+    def supersede(self, job_id: str, line: int) -> None:
+        """Settle an UNKNOWN line that a later line of its profile follows."""
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE lines SET state = ?, retryable = 0, errors = ?"
+                " WHERE job_id = ? AND line = ? AND state = ?",
+                (SUPERSEDED, json.dumps(["verified: a later line of the same profile "
+                 "carries newer data"]), job_id, line, UNKNOWN),
+            )  # fmt: skip
 
     def settle_verified(self, job_id: str, outcomes: Iterable[tuple[int, bool, str]]) -> None:
         """Settle UNKNOWN lines after reading their profiles back: (line, found as sent,

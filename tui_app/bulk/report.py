@@ -10,8 +10,9 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_app.bulk.journal import FAILED, INVALID, Journal
+from tui_app.bulk.journal import TO_FIX, Journal
 from tui_app.bulk.source import SourceChanged, SourceError, SourceFile, verify_unchanged
+from tui_app.private_files import open_private, safe_cell
 
 COLUMNS = (
     "line",
@@ -25,6 +26,10 @@ COLUMNS = (
 )
 
 
+class ReportExists(SourceError):
+    """An output file exists and replacing it was not asked for."""
+
+
 @dataclass(frozen=True)
 class Report:
     csv_path: Path
@@ -34,20 +39,32 @@ class Report:
     """Lines copied to ``failed_path``: the FAILED and INVALID ones."""
 
 
-def write_report(journal: Journal, job_id: str, out: Path, failed: Path | None = None) -> Report:
+def write_report(
+    journal: Journal,
+    job_id: str,
+    out: Path,
+    failed: Path | None = None,
+    *,
+    overwrite: bool = False,
+) -> Report:
     """Write ``out`` (CSV: line, client_ref_id, profile_key, kind, outcome, retryable,
     attempts, errors joined by "; ") and ``failed`` (``failed.ndjson`` beside ``out`` by
     default): the original text of every FAILED and INVALID line, ready to be fixed and
     submitted again. Lines not finished yet show their current state as the outcome.
-    Raises :class:`~tui_app.bulk.source.SourceChanged` if the input file changed (its
-    lines could no longer be copied faithfully), :class:`~tui_app.bulk.source.SourceError`
-    if an output path is the input file; ``OSError`` if a file cannot be written."""
+    Both are created 0600 (they hold personal data); CSV cells that would start a formula
+    are neutralised. Raises :class:`~tui_app.bulk.source.SourceChanged` if the input file
+    changed (its lines could no longer be copied faithfully),
+    :class:`~tui_app.bulk.source.SourceError` if an output path is the input file,
+    :class:`ReportExists` if one exists and ``overwrite`` is false; ``OSError`` if a
+    file cannot be written."""
     job = journal.job(job_id)
     failed = failed or out.with_name("failed.ndjson")
     _refuse_input(job.path, out, failed)
+    if not overwrite:
+        refuse_existing(out, failed)
     verify_unchanged(job.path, job.fingerprint)
     rows = 0
-    with open(out, "w", newline="", encoding="utf-8") as file:
+    with open_private(out, "w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
         writer.writerow(COLUMNS)
         for line in journal.lines(job.id):
@@ -55,12 +72,12 @@ def write_report(journal: Journal, job_id: str, out: Path, failed: Path | None =
                 (
                     line.line,
                     line.client_ref_id or "",
-                    line.profile_key or "",
+                    safe_cell(line.profile_key or ""),
                     line.kind or "",
                     line.state,
                     "yes" if line.retryable else "no",
                     line.attempts,
-                    "; ".join(line.errors),
+                    safe_cell("; ".join(line.errors)),
                 )
             )
             rows += 1
@@ -68,12 +85,14 @@ def write_report(journal: Journal, job_id: str, out: Path, failed: Path | None =
     return Report(out, failed, rows, copied)
 
 
-def write_failed(journal: Journal, job_id: str, out: Path) -> int:
+def write_failed(journal: Journal, job_id: str, out: Path, *, overwrite: bool = False) -> int:
     """Write only ``out``: the original text of every FAILED and INVALID line (as
     :func:`write_report` writes beside its CSV), and return how many lines it holds.
     Raises as :func:`write_report` does."""
     job = journal.job(job_id)
     _refuse_input(job.path, out)
+    if not overwrite:
+        refuse_existing(out)
     verify_unchanged(job.path, job.fingerprint)
     return _copy_failed(journal, job.id, job.path, out)
 
@@ -85,10 +104,18 @@ def _refuse_input(source_path: Path, *outputs: Path) -> None:
             raise SourceError(f"{out} is the job's input file: save the report under another name")
 
 
+def refuse_existing(*outputs: Path) -> None:
+    """Raise :class:`ReportExists` if any of ``outputs`` exists."""
+    existing = [str(out) for out in outputs if out.exists()]
+    if existing:
+        raise ReportExists(f"{', '.join(existing)} already exist{'s' * (len(existing) == 1)}: "
+                           "name other files, or replace them (--force)")  # fmt: skip
+
+
 def _copy_failed(journal: Journal, job_id: str, source_path: Path, out: Path) -> int:
     copied = 0
-    with SourceFile(source_path) as source, open(out, "wb") as file:
-        for line in journal.lines(job_id, states=(FAILED, INVALID)):
+    with SourceFile(source_path) as source, open_private(out, "wb") as file:
+        for line in journal.lines(job_id, states=TO_FIX):
             found = source.line_at(line.offset, line.line)
             if found is None or found.number != line.line:
                 raise SourceChanged(f"{source_path}: line {line.line} is no longer where it was")

@@ -1,0 +1,94 @@
+"""Settle the lines whose outcome is unknown by reading their profiles back.
+
+A line ends ``UNKNOWN`` when a request holding it may have been imported though its answer
+was lost, and its later sends failed only transiently. The export of its profile says
+what the service holds: the same data as the line (every section the line carries, and
+its Ssn or Tin) settles it COMPLETED; other data, or no such profile, FAILED. A line that
+a later line of the same profile follows is SUPERSEDED: the service should hold the later
+data, so comparing it with this line says nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tui_app.bulk.journal import UNKNOWN, Journal
+from tui_app.bulk.source import Record, SourceFile, check, verify_unchanged
+from tui_app.client.errors import NotFound
+from tui_app.client.registry import RegistryClient
+from tui_app.contract.errors import ContractError
+from tui_app.contract.profile_sets import PROFILE_DATA_SETS, record_from_data_sets
+
+PAGE = 100
+
+
+@dataclass(frozen=True)
+class Verified:
+    completed: int = 0
+    failed: int = 0
+    superseded: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.completed + self.failed + self.superseded
+
+
+async def verify_job(
+    journal: Journal,
+    job_id: str,
+    client: RegistryClient,
+    on_progress: Callable[[Verified], None] | None = None,
+) -> Verified:
+    """Read back the profile of every UNKNOWN line of the job and settle the line.
+    Raises the client's errors when the service cannot be asked (nothing is settled
+    for the line being read then; run it again)."""
+    job = journal.job(job_id)
+    verify_unchanged(job.path, job.fingerprint)
+    done = Verified()
+    with SourceFile(job.path) as source:
+        while True:
+            page = list(journal.lines(job.id, states=[UNKNOWN], limit=PAGE))
+            if not page:
+                return done
+            outcomes = []
+            for entry in page:
+                if journal.followed(job.id, entry.line):
+                    journal.supersede(job.id, entry.line)
+                    done = Verified(done.completed, done.failed, done.superseded + 1)
+                    continue
+                line = source.line_at(entry.offset, entry.line)
+                record = check(line)[1] if line is not None else None
+                same, why = await _compare(client, record) if record else (False, "unreadable")
+                outcomes.append((entry.line, same, why))
+                done = Verified(done.completed + same, done.failed + (not same), done.superseded)
+            journal.settle_verified(job.id, outcomes)
+            if on_progress is not None:
+                on_progress(done)
+
+
+async def _compare(client: RegistryClient, sent: Record) -> tuple[bool, str]:
+    """Whether the service holds what ``sent`` carries, and if not, what differs."""
+    kind = sent.kind
+    names = list(PROFILE_DATA_SETS[kind])
+    request = {"profileKey": sent.ProfileKey, "dataSets": names}
+    try:
+        if kind == "agent":
+            answer = await client.export_agent(request)
+        else:
+            answer = await client.export_agency(request)
+    except NotFound:
+        return False, "verified: the service has no profile with this ProfileKey"
+    try:
+        held = record_from_data_sets(kind, answer.dataSets or [])
+    except ContractError as exc:
+        return False, f"verified: the service's export cannot be read back: {exc}"
+    if held.identity != sent.identity:
+        return False, f"verified: the service holds profile {sent.ProfileKey} with another " + (
+            "Ssn" if kind == "agent" else "Tin"
+        )
+    differ = [name for name in sent.sections
+              if getattr(sent, name) is not None and getattr(held, name) != getattr(sent, name)]  # fmt: skip
+    if differ:
+        return False, f"verified: the service holds other data in {', '.join(differ)}"
+    return True, ""

@@ -1,0 +1,159 @@
+"""Bulk jobs run in worker processes of their own, which outlive the terminal.
+
+Submitting a job (the TUI's F5, ``producer-tui bulk submit``) starts a detached worker:
+``python -m tui_app bulk work JOB``, in a session of its own (no controlling terminal, so
+a closed SSH connection sends it no hangup), its output in ``data_dir()/bulk-logs/JOB.log``
+(0600). The worker takes the job's lock *before* it connects, runs the pipeline, writes
+the report it was asked for, and exits. The TUI and the CLI only attach: they read
+progress from the journal, and ask for a stop through it (:meth:`Journal.request_stop`),
+which the worker notices within half a second. A worker killed outright (``kill -9``, a
+reboot) leaves its job neither DONE nor STOPPED with nobody holding its lock: that is
+"stopped unexpectedly", and a resume carries on losing nothing.
+
+A job on the embedded sandbox works the same way: the worker opens its own embedded
+sandbox over the same database file (SQLite in WAL mode), so the records land in the
+store the TUI reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_app.bulk.journal import DONE, STOPPED, Job, Journal
+from tui_app.config import Environment, data_dir
+from tui_app.private_files import open_private, private_folder
+
+START_TIMEOUT = 15.0
+"""Seconds a new worker may take to take its job's lock (imports, config) before the
+one who started it says it did not start."""
+
+
+class WorkerFailed(RuntimeError):
+    """A worker process ended before it took its job (its log says why)."""
+
+    exit_code = 2
+
+
+def log_path(job_id: str) -> Path:
+    return data_dir() / "bulk-logs" / f"{job_id}.log"
+
+
+def spawn(
+    journal: Journal, job_id: str, *, concurrency: int = 4, report: Path | None = None
+) -> Path:
+    """Start a detached worker for the job and return its log's path once the worker
+    holds the job (so a job shown as not running after this really is not). Raises
+    :class:`WorkerFailed` with the log's last line if it ends before, and ``OSError`` if
+    it cannot be started. Blocking: call it in a thread from async code."""
+    log = log_path(job_id)
+    private_folder(log.parent)
+    command = [sys.executable, "-m", "tui_app", "bulk", "work", job_id,
+               "--concurrency", str(concurrency)]  # fmt: skip
+    if report is not None:
+        command += ["--report", str(report.resolve())]
+    with open_private(log, "ab") as out:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # no controlling terminal: no SIGHUP, no Ctrl-C
+            close_fds=True,
+        )
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if journal.is_running(job_id):
+            return log
+        if process.poll() is not None:
+            if journal.job(job_id).state == DONE:  # it had little to do and is done
+                return log
+            raise WorkerFailed(f"the worker for job {job_id} ended at once: {_last_line(log)}")
+        time.sleep(0.05)
+    return log  # slow to start, but alive: it shows as running soon
+
+
+def _last_line(log: Path) -> str:
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return f"see {log}"
+    return lines[-1] if lines else f"see {log}"
+
+
+@dataclass(frozen=True)
+class Attached:
+    """What someone attached to a job sees of it."""
+
+    job: Job
+    running: bool
+
+    @property
+    def died(self) -> bool:
+        """The worker ended without finishing or stopping the job (killed, crashed)."""
+        return not self.running and self.job.state not in (DONE, STOPPED)
+
+    def words(self) -> str:
+        c = self.job.counts
+        if self.job.state == DONE:
+            return "done"
+        if self.running:
+            return {"VALIDATING": "validating", "SENDING": "sending",
+                    "POLLING": "awaiting results"}.get(self.job.state, self.job.state.lower())  # fmt: skip
+        if self.died:
+            return f"stopped unexpectedly at {c.settled:,} of {c.lines:,}"
+        return "stopped"
+
+
+def look(journal: Journal, job_id: str) -> Attached:
+    """The job and whether a worker runs it (blocking: a journal read and a lock test)."""
+    job = journal.job(job_id)
+    return Attached(job, job.state != DONE and journal.is_running(job.id))
+
+
+async def work(
+    journal: Journal,
+    job_id: str,
+    env: Environment,
+    *,
+    concurrency: int = 4,
+    on_progress: Callable[[Job], None] | None = None,
+) -> Job:
+    """Run the job in this process until it is DONE or STOPPED (the worker's body, and
+    ``--wait``'s). SIGTERM and SIGINT stop it gracefully; a second one at once. Raises
+    :class:`~tui_app.bulk.journal.JobBusy` if another worker has it."""
+    from tui_app.bulk.pipeline import Settings, run_locked
+    from tui_app.client.factory import connect
+
+    stop = asyncio.Event()
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+
+    def asked_to_stop() -> None:
+        if stop.is_set() and task is not None:
+            task.cancel()  # the second time: at once
+        stop.set()
+
+    with journal.running(job_id):
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signum, asked_to_stop)
+        try:
+            connection = await connect(env)
+            try:
+                return await run_locked(journal, job_id, connection.client,
+                                        Settings(concurrency=concurrency),
+                                        on_progress=on_progress, stop=stop)  # fmt: skip
+            finally:
+                await connection.aclose()
+        finally:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                with suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(signum)
