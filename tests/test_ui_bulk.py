@@ -1,25 +1,26 @@
 """Pilot tests of the Bulk area against the embedded sandbox: pick, check, submit, watch,
-page through the outcomes, retry, save the report, resume what an earlier session left."""
+page through the outcomes, retry, save the report, resume what an earlier session left.
+Jobs run in detached worker processes, as they do for users: the tests wait for them
+through the journal."""
 
 from __future__ import annotations
 
 import asyncio
 import csv
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from bulk_support import FAST
 from textual.widgets import DataTable, Input, Static
 from ui_support import SIZE, settle
 
 from tui_app.bulk.journal import DONE, STOPPED, VALIDATING, Journal
-from tui_app.bulk.pipeline import Backoff, create_job
+from tui_app.bulk.pipeline import DELAYS_VARIABLE, create_job
 from tui_app.contract.bulk import BulkItem
 from tui_app.contract.profile import AgentRecord
 from tui_app.ui.screens import bulk as bulk_screen
-from tui_app.ui.screens.bulk import BulkJobScreen, BulkScreen
+from tui_app.ui.screens.bulk import BulkScreen
+from tui_app.ui.screens.bulk_job import BulkJobScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.widgets.bulk_path import PathSuggester
@@ -28,8 +29,28 @@ from tui_app.ui.widgets.paged_table import PagedTable
 
 @pytest.fixture(autouse=True)
 def quick_runs(monkeypatch):
-    """Jobs retry and poll with short delays, so a test can watch them finish."""
-    monkeypatch.setattr(bulk_screen, "RUN_SETTINGS", FAST)
+    """Workers retry and poll with short delays, so a test can watch them finish."""
+    monkeypatch.setenv(DELAYS_VARIABLE, "0.05")
+
+
+def sandbox_failing(config_file: Path, rate: float) -> None:
+    """The embedded sandbox (as the next worker starts it) fails this share of records."""
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(
+        f'active = "sandbox"\n\n[environments.sandbox]\nembedded = true\n'
+        f"bulk_fail_rate = {rate}\n",
+        encoding="utf-8",
+    )
+
+
+async def until_ended(pilot, screen: BulkScreen, job_id: str | None = None, seconds=60.0):
+    """Wait until the job (the only one if not named) has ended, as the screen sees it."""
+
+    def ended() -> bool:
+        jobs = [s for s in screen.seen.values() if job_id in (None, s.job.id)]
+        return len(jobs) == 1 and not jobs[0].running and jobs[0].job.state in (DONE, STOPPED)
+
+    await wait_for(pilot, ended, "the job to end", seconds)
 
 
 def agent_line(n: int, *, business_address: bool = True) -> str:
@@ -140,6 +161,7 @@ async def test_a_file_is_checked_submitted_and_followed_to_the_end(ui_app, tmp_p
 
         await pilot.press("f5")
         await settle(app, pilot)
+        await until_ended(pilot, screen)
         [job] = Journal().jobs()
         assert job.state == DONE
         assert "Submitted as job " + job.id in text_of(screen, "#bulk-preflight")
@@ -165,6 +187,7 @@ async def test_the_details_filter_and_save_the_report_and_the_lines_to_fix(ui_ap
         screen.query_one("#bulk-path", Input).value = str(path)
         await pilot.press("f5")
         await settle(app, pilot)
+        await until_ended(pilot, screen)
         await pilot.press("enter")  # on the job's row
         await settle(app, pilot)
         detail = app.screen
@@ -189,7 +212,8 @@ async def test_the_details_filter_and_save_the_report_and_the_lines_to_fix(ui_ap
         await settle(app, pilot)
         assert page_rows(detail) == [("2", "invalid"), ("4", "invalid")]
         labels = [str(tab.label) for tab in detail.query("#bulk-filter Tab")]
-        assert labels == ["All 6", "Failed 1", "Retryable 0", "Invalid 2"]
+        assert labels == ["All 6", "Failed 1", "Retryable 0", "Invalid 2", "Unknown 0",
+                          "Superseded 0"]  # fmt: skip
 
         await pilot.press("f6")
         out = tmp_path / "out"
@@ -245,6 +269,7 @@ async def test_a_long_job_is_shown_a_page_at_a_time(ui_app, tmp_path):
         screen.query_one("#bulk-path", Input).value = str(path)
         await pilot.press("f5")
         await settle(app, pilot)
+        await until_ended(pilot, screen)
         await pilot.press("f8")
         await settle(app, pilot)
         detail = app.screen
@@ -343,13 +368,18 @@ async def test_unfinished_jobs_from_an_earlier_session_are_offered_and_resume(ui
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, BulkScreen)
+        await until_ended(pilot, screen, left.id)
         with Journal() as journal:
             assert journal.job(left.id).state == DONE
             assert journal.job(other_env.id).state == VALIDATING  # not sent to this env
         row = job_row(screen, left.id)
-        assert (row["state"], row["completed"], row["failed"], row["invalid"]) == (
-            "done", "3", "1", "2")  # fmt: skip
-        assert job_row(screen, other_env.id)["state"] == "paused (env staging)"
+        assert (row["env"], row["state"], row["completed"], row["failed"], row["invalid"]) == (
+            "sandbox", "done", "3", "1", "2")  # fmt: skip
+        assert other_env.id not in screen._row_ids  # this environment's jobs only
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert job_row(screen, other_env.id)["state"] == "not started"
+        assert job_row(screen, other_env.id)["env"] == "staging"
         screen.query_one("#bulk-jobs", DataTable).move_cursor(
             row=screen._row_ids.index(other_env.id)
         )
@@ -370,10 +400,11 @@ async def test_declined_jobs_stay_and_resume_on_request(ui_app, tmp_path):
         await pilot.press("n")
         await settle(app, pilot)
         screen = app.screen
-        assert job_row(screen, left.id)["state"] == "interrupted"
+        assert job_row(screen, left.id)["state"] == "not started"
         assert "select it and press F6" in messages(app)
         await pilot.press("f6")
         await settle(app, pilot)
+        await until_ended(pilot, screen, left.id)
         assert Journal().job(left.id).state == DONE
         assert job_row(screen, left.id)["state"] == "done"
 
@@ -386,17 +417,18 @@ async def test_a_job_another_process_runs_is_shown_but_not_taken(ui_app, tmp_pat
     with journal.running(job.id):  # as the CLI holds it while it runs the job
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_bulk(app, pilot)  # no offer: it is running
-            assert job_row(screen, job.id)["state"] == "running elsewhere"
+            assert job_row(screen, job.id)["state"] == "validating"
             await pilot.press("f6")
             await settle(app, pilot)
-            assert "running in another process" in messages(app)
-            await pilot.press("f7")
-            await settle(app, pilot)
-            assert "stop it there" in messages(app)
-            screen.start_run(job.id)  # even if asked to, it does not run it twice
+            assert f"Job {job.id} is running." in messages(app)
+            screen.resume([job.id])  # even if asked to, no second worker runs it
             await settle(app, pilot)
             assert "already running in another process" in messages(app)
             assert journal.job(job.id).state == VALIDATING
+            await pilot.press("f7")  # the stop is asked of whoever runs it, through the journal
+            await settle(app, pilot)
+            assert f"Stopping job {job.id}" in messages(app)
+            assert journal.job(job.id).stop_requested
     journal.close()
 
 
@@ -413,7 +445,7 @@ async def test_a_file_changed_since_its_job_began_is_not_resumed(ui_app, tmp_pat
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the offer")
         await pilot.press("y")
         await settle(app, pilot)
-        assert "It cannot go on: " in messages(app)
+        assert "It cannot start: " in messages(app)
         assert "has changed since the job was started; submit it again as a new job" in messages(
             app
         )
@@ -421,9 +453,8 @@ async def test_a_file_changed_since_its_job_began_is_not_resumed(ui_app, tmp_pat
 
 
 async def test_an_unreachable_service_stops_the_job_with_a_plain_message(
-    ui_app, config_file, tmp_path, monkeypatch
+    ui_app, config_file, tmp_path
 ):
-    monkeypatch.setattr(bulk_screen, "RUN_SETTINGS", replace(FAST, request_attempts=1))
     config_file.parent.mkdir(parents=True, exist_ok=True)
     config_file.write_text(
         'active = "down"\n\n[environments.down]\nbase_url = "http://127.0.0.1:9"\n',
@@ -436,6 +467,7 @@ async def test_an_unreachable_service_stops_the_job_with_a_plain_message(
         screen.query_one("#bulk-path", Input).value = str(path)
         await pilot.press("f5")
         await settle(app, pilot)
+        await until_ended(pilot, screen)
         [job] = Journal().jobs()
         assert job.state == STOPPED and job.env == "down"
         assert "the service keeps failing to accept bulk requests" in job.message
@@ -444,77 +476,113 @@ async def test_an_unreachable_service_stops_the_job_with_a_plain_message(
         assert job_row(screen, job.id)["state"] == "stopped"
 
 
-# --- stopping and retrying ---------------------------------------------------------------
+# --- stopping, retrying, outliving the app ------------------------------------------------
 
 
-async def test_a_running_job_stops_on_request_and_resumes(ui_app, tmp_path, monkeypatch):
-    monkeypatch.setattr(bulk_screen, "RUN_SETTINGS", replace(FAST, retry=Backoff(1.0, 1.0)))
+async def test_a_running_job_stops_on_request_and_resumes(
+    ui_app, config_file, tmp_path, monkeypatch
+):
+    monkeypatch.setenv(DELAYS_VARIABLE, "1")  # retries wait as they do for users
+    sandbox_failing(config_file, 1.0)  # every record fails, retryably: the job takes a while
     path = write_lines(tmp_path / "flaky.ndjson", [agent_line(n) for n in range(1, 5)])
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
-        sandbox = app.connection.sandbox
-        sandbox.bulk._fail_rate = 1.0  # every record fails, retryably
         screen.query_one("#bulk-path", Input).value = str(path)
         await pilot.press("f5")
-        await wait_for(pilot, lambda: screen.jobs and next(iter(screen.jobs.values())).counts.retrying,
+        await wait_for(pilot, lambda: any(s.job.counts.retrying for s in screen.seen.values()),
                        "a first retryable failure")  # fmt: skip
-        [job_id] = screen.jobs
+        [job_id] = screen.seen
         assert job_row(screen, job_id)["state"] in ("sending", "awaiting results")
         await pilot.press("f7")
-        await settle(app, pilot)
+        await until_ended(pilot, screen)
         job = Journal().job(job_id)
         assert (job.state, job.message) == (STOPPED, "stopped on request")
         assert job_row(screen, job_id)["state"] == "stopped"
         assert "Stopped: stopped on request. F6 resumes it." in text_of(
             screen, "#bulk-selected-text"
         )
-        sandbox.bulk._fail_rate = 0.0
+        sandbox_failing(config_file, 0.0)  # the next worker's sandbox does not fail
         await pilot.press("f6")
         await settle(app, pilot)
-        job = Journal().job(job_id)
-        assert job.state == DONE and job.counts.completed == 4
+        await wait_for(pilot, lambda: Journal().job(job_id).state == DONE, "the resumed job")
+        assert Journal().job(job_id).counts.completed == 4
 
 
-async def test_quitting_while_a_job_runs_leaves_it_to_resume_next_time(
-    ui_app, tmp_path, monkeypatch
+async def test_a_job_outlives_the_app_and_a_second_app_attaches_to_it(
+    ui_app, config_file, tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(bulk_screen, "RUN_SETTINGS", replace(FAST, retry=Backoff(1.0, 1.0)))
-    path = write_lines(tmp_path / "flaky.ndjson", [agent_line(n) for n in range(1, 5)])
+    """Quitting the app (as a dropped SSH connection ends it) leaves the job running in
+    its worker; another app shows the same live progress; every record is accounted for."""
+    monkeypatch.setenv(DELAYS_VARIABLE, "4")  # retries 2 s then 4 s later: time to attach
+    sandbox_failing(config_file, 0.5)
+    count = 1500
+    path = write_lines(tmp_path / "big.ndjson", [agent_line(n) for n in range(1, count + 1)])
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
-        app.connection.sandbox.bulk._fail_rate = 1.0
         screen.query_one("#bulk-path", Input).value = str(path)
         await pilot.press("f5")
-        await wait_for(pilot, lambda: screen.jobs and next(iter(screen.jobs.values())).counts.retrying,
-                       "a first retryable failure")  # fmt: skip
+        await settle(app, pilot)
+        [job_id] = screen.seen
         await pilot.press("ctrl+q")
-    [job] = Journal().jobs()
-    assert (job.state, job.message) == (STOPPED, "interrupted")
+    with Journal() as journal:
+        assert journal.is_running(job_id)  # the app is gone; its job is not
+        left_at = journal.job(job_id).counts.settled
+    assert left_at < count
 
-    app = ui_app()  # the next session: a new sandbox, which does not fail
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.press("4")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the offer")
-        assert "stopped" in str(app.screen.query_one(".dialog-text", Static).render())
-        await pilot.press("y")
-        await settle(app, pilot)
-        job = Journal().job(job.id)
-        assert job.state == DONE and job.counts.completed == 4
+    second = ui_app()
+    async with second.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(second, pilot)
+        assert not isinstance(second.screen, ConfirmScreen)  # running: nothing to offer
+        await wait_for(pilot, lambda: job_id in screen.seen, "the job in the table")
+        assert screen.seen[job_id].running
+        assert job_row(screen, job_id)["state"] in ("validating", "sending", "awaiting results")
+        progress = [screen.seen[job_id].job.counts.settled]
+        await wait_for(pilot, lambda: progress.append(screen.seen[job_id].job.counts.settled)
+                       or progress[-1] > progress[0], "progress seen from the second app")  # fmt: skip
+        await until_ended(pilot, screen, job_id, seconds=120)
+        assert job_row(screen, job_id)["state"] == "done"
+    job = Journal().job(job_id)
+    c = job.counts
+    assert job.state == DONE and c.lines == count
+    assert c.completed + c.failed == count and c.unknown == c.invalid == 0
 
 
-async def test_retryable_failures_are_sent_again_from_the_details(ui_app, tmp_path):
+async def test_quitting_says_which_jobs_keep_running(config_file, tmp_path, monkeypatch):
+    """The message the command prints after the app, seen from a job that still runs."""
+    import subprocess
+    import sys
+
+    from tui_app.bulk.worker import spawn
+
+    monkeypatch.setenv(DELAYS_VARIABLE, "4")
+    sandbox_failing(config_file, 1.0)
+    path = write_lines(tmp_path / "slow.ndjson", [agent_line(n) for n in range(1, 200)])
+    with Journal() as journal:
+        job = create_job(journal, path, "sandbox")
+        spawn(journal, job.id)
+        code = "from tui_app.cli import _say_running_jobs; _say_running_jobs()"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert out.stdout == "1 bulk job keeps running; `producer-tui bulk status` shows them.\n"
+        journal.request_stop(job.id)
+        for _ in range(200):
+            if not journal.is_running(job.id):
+                break
+            await asyncio.sleep(0.05)
+        assert journal.job(job.id).state == STOPPED
+
+
+async def test_retryable_failures_are_sent_again_from_the_details(ui_app, config_file, tmp_path):
+    sandbox_failing(config_file, 1.0)
     path = write_lines(tmp_path / "flaky.ndjson", [agent_line(n) for n in range(1, 4)])
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
-        sandbox = app.connection.sandbox
-        sandbox.bulk._fail_rate = 1.0
         screen.query_one("#bulk-path", Input).value = str(path)
         await pilot.press("f5")
         await settle(app, pilot)
+        await until_ended(pilot, screen)
         [job] = Journal().jobs()
         assert job.state == DONE and job.counts.failed == 3
         await pilot.press("f8")
@@ -525,13 +593,14 @@ async def test_retryable_failures_are_sent_again_from_the_details(ui_app, tmp_pa
         assert page_rows(detail) == [("1", "failed"), ("2", "failed"), ("3", "failed")]
         assert "transient failure" in text_of(detail, "#bulk-line-detail")
 
-        sandbox.bulk._fail_rate = 0.0
+        sandbox_failing(config_file, 0.0)
         await pilot.press("f5")
         await settle(app, pilot)
         assert "Sending 3 records again." in messages(app)
         await wait_for(pilot, lambda: Journal().job(job.id).counts.completed == 3, "the retry")
         await wait_for(pilot, lambda: page_rows(detail) == [], "the page to empty")
         assert "No retryable failures." in text_of(detail, ".paged-info")
+        await wait_for(pilot, lambda: not Journal().is_running(job.id), "the worker to end")
         await pilot.press("f5")
         await settle(app, pilot)
         assert "It has no retryable failures to send again." in messages(app)
@@ -549,7 +618,7 @@ async def test_every_bulk_key_has_an_id_in_the_help(ui_app, tmp_path):
         assert isinstance(app.screen, HelpScreen)
         ids = {row[2] for row in app.screen.rows}
         assert {"bulk.pick", "bulk.check", "bulk.jobs", "bulk.submit", "bulk.resume",
-                "bulk.stop", "bulk.open"} <= ids  # fmt: skip
+                "bulk.stop", "bulk.open", "bulk.envs"} <= ids  # fmt: skip
 
 
 def test_paths_complete_from_the_folder(tmp_path, monkeypatch):

@@ -160,7 +160,25 @@ def _tui(args: argparse.Namespace) -> int:
     from tui_app.ui.app import ProducerApp
 
     ProducerApp(config, env_name=args.env).run()
+    _say_running_jobs()
     return 0
+
+
+def _say_running_jobs() -> None:
+    """After the app: bulk jobs run on in their workers; say so, and how to see them."""
+    from tui_app.bulk.journal import Journal, JournalError, journal_path
+
+    if not journal_path().exists():
+        return
+    try:
+        with Journal() as journal:
+            running = [j for j in journal.jobs() if not j.finished and journal.is_running(j.id)]
+    except (JournalError, OSError):
+        return
+    if running:
+        n = len(running)
+        print(f"{n} bulk job{'s' * (n != 1)} keep{'s' * (n == 1)} running; "
+              "`producer-tui bulk status` shows them.")
 
 
 def _sandbox_serve(args: argparse.Namespace) -> int:

@@ -263,6 +263,9 @@ class Environment(_Model):
     seed: int = 42
     """Embedded only: seed of the sandbox's synthetic registry, so its data is the same
     every run."""
+    bulk_fail_rate: float = Field(0.0, ge=0.0, le=1.0)
+    """Embedded only: share of bulk records the sandbox fails transiently (retryable), to
+    see how retries, ``bulk retry`` and reports behave."""
     base_url: Url | None = None
     """Host part of every group's address (scheme, host, optional port and path prefix);
     the group's spec path such as /producerpdbsearch/v1 is appended."""

@@ -135,6 +135,9 @@ def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Names
              f"follow it with: producer-tui bulk status {job.id} --follow")  # fmt: skip
         return 0
     resume = f"Resume it with: producer-tui bulk resume {job.id}"
+    if journal.is_running(job.id):
+        raise JobBusy(f"bulk job {job.id} is already running in another process")
+    journal.request_stop(job.id, False)
     progress = _Progress(sys.stderr)
     try:
         job = asyncio.run(work(journal, job.id, env, concurrency=args.concurrency,

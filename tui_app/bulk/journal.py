@@ -554,17 +554,19 @@ class Journal:
     # --- the worker: who runs the job, and asking it to stop ----------------------------
 
     def started(self, job_id: str, pid: int) -> None:
-        """A run starts in process ``pid``: a stop asked of an earlier run is forgotten."""
+        """A run starts in process ``pid``."""
         with self._tx() as conn:
             conn.execute(
-                "UPDATE jobs SET worker_pid = ?, stop_requested = 0, updated_at = ? WHERE id = ?",
+                "UPDATE jobs SET worker_pid = ?, updated_at = ? WHERE id = ?",
                 (pid, _now(), job_id),
             )
 
-    def request_stop(self, job_id: str) -> None:
-        """Ask the process running the job to stop gracefully (it looks twice a second)."""
+    def request_stop(self, job_id: str, stop: bool = True) -> None:
+        """Ask the process running the job to stop gracefully (it looks twice a second);
+        with ``stop`` false, forget such a request (before a new run is started: a stop
+        asked once the run is on its way is honoured however early it comes)."""
         with self._tx() as conn:
-            conn.execute("UPDATE jobs SET stop_requested = 1 WHERE id = ?", (job_id,))
+            conn.execute("UPDATE jobs SET stop_requested = ? WHERE id = ?", (stop, job_id))
 
     def stop_requested(self, job_id: str) -> bool:
         rows = self._query("SELECT stop_requested FROM jobs WHERE id = ?", (job_id,))

@@ -33,6 +33,7 @@ are recorded, polling stops (accepted batches are polled by the next run).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import itertools
 import json
@@ -64,7 +65,7 @@ from tui_app.bulk.journal import (
     Journal,
     LineUpdate,
 )
-from tui_app.bulk.source import SourceFile, check, inspect_file, verify_unchanged
+from tui_app.bulk.source import SourceError, SourceFile, check, inspect_file, verify_unchanged
 from tui_app.client.errors import (
     AuthError,
     BadResponse,
@@ -123,6 +124,28 @@ class Settings:
             raise ValueError("concurrency and attempts must be at least 1")
 
 
+DELAYS_VARIABLE = "PRODUCER_TUI_BULK_DELAYS"
+"""Scales every retry and poll delay of a worker (``0.05``: twenty times quicker), for
+tests and demonstrations that want a retried job to end in seconds."""
+
+
+def settings_for(concurrency: int) -> Settings:
+    """The settings a worker runs with: the defaults, delays scaled by ``DELAYS_VARIABLE``."""
+    settings = Settings(concurrency=concurrency)
+    try:
+        scale = float(os.environ.get(DELAYS_VARIABLE, "1"))
+    except ValueError:
+        scale = 1.0
+    if scale <= 0 or scale == 1:
+        return settings
+    retry, poll = settings.retry, settings.poll
+    return dataclasses.replace(
+        settings,
+        retry=Backoff(retry.first * scale, retry.cap * scale, retry.factor),
+        poll=Backoff(poll.first * scale, poll.cap * scale, poll.factor),
+    )
+
+
 ProgressCallback = Callable[[Job], None]
 
 
@@ -175,7 +198,11 @@ async def run_locked(
     takes it before it connects, so two workers never both connect)."""
     journal.started(job_id, os.getpid())
     job = journal.job(job_id)
-    verify_unchanged(job.path, job.fingerprint)
+    try:
+        verify_unchanged(job.path, job.fingerprint)
+    except SourceError as exc:  # said in the journal: attached interfaces show why
+        journal.set_state(job.id, STOPPED, str(exc))
+        raise
     with SourceFile(job.path) as source, ThreadPoolExecutor(1, "journal") as writer:
         run = _Run(journal, job, client, settings, source, on_progress, stop, writer)
         try:

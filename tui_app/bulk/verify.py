@@ -10,6 +10,7 @@ data, so comparing it with this line says nothing.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -42,29 +43,37 @@ async def verify_job(
 ) -> Verified:
     """Read back the profile of every UNKNOWN line of the job and settle the line.
     Raises the client's errors when the service cannot be asked (nothing is settled
-    for the line being read then; run it again)."""
-    job = journal.job(job_id)
-    verify_unchanged(job.path, job.fingerprint)
+    for the page being read then; run it again). Journal and file reads run in threads."""
+    job = await asyncio.to_thread(journal.job, job_id)
+    await asyncio.to_thread(verify_unchanged, job.path, job.fingerprint)
     done = Verified()
     with SourceFile(job.path) as source:
         while True:
-            page = list(journal.lines(job.id, states=[UNKNOWN], limit=PAGE))
+            page = await asyncio.to_thread(_page, journal, job.id, source)
             if not page:
                 return done
             outcomes = []
-            for entry in page:
-                if journal.followed(job.id, entry.line):
-                    journal.supersede(job.id, entry.line)
+            for line, followed, record in page:
+                if followed:
+                    await asyncio.to_thread(journal.supersede, job.id, line)
                     done = Verified(done.completed, done.failed, done.superseded + 1)
                     continue
-                line = source.line_at(entry.offset, entry.line)
-                record = check(line)[1] if line is not None else None
                 same, why = await _compare(client, record) if record else (False, "unreadable")
-                outcomes.append((entry.line, same, why))
+                outcomes.append((line, same, why))
                 done = Verified(done.completed + same, done.failed + (not same), done.superseded)
-            journal.settle_verified(job.id, outcomes)
+            await asyncio.to_thread(journal.settle_verified, job.id, outcomes)
             if on_progress is not None:
                 on_progress(done)
+
+
+def _page(journal: Journal, job_id: str, source: SourceFile) -> list[tuple[int, bool, Record | None]]:
+    """The next UNKNOWN lines: number, whether a later line follows, the record sent."""
+    found = []
+    for entry in journal.lines(job_id, states=[UNKNOWN], limit=PAGE):
+        line = source.line_at(entry.offset, entry.line)
+        record = check(line)[1] if line is not None else None
+        found.append((entry.line, journal.followed(job_id, entry.line), record))
+    return found
 
 
 async def _compare(client: RegistryClient, sent: Record) -> tuple[bool, str]:

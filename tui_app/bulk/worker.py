@@ -27,7 +27,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_app.bulk.journal import DONE, STOPPED, Job, Journal
+from tui_app.bulk.journal import DONE, STOPPED, Job, JobBusy, Journal
+from tui_app.bulk.source import verify_unchanged
 from tui_app.config import Environment, data_dir
 from tui_app.private_files import open_private, private_folder
 
@@ -51,8 +52,15 @@ def spawn(
 ) -> Path:
     """Start a detached worker for the job and return its log's path once the worker
     holds the job (so a job shown as not running after this really is not). Raises
+    :class:`~tui_app.bulk.journal.JobBusy` if a worker runs it already,
+    :class:`~tui_app.bulk.source.SourceChanged` if its file changed,
     :class:`WorkerFailed` with the log's last line if it ends before, and ``OSError`` if
     it cannot be started. Blocking: call it in a thread from async code."""
+    if journal.is_running(job_id):
+        raise JobBusy(f"bulk job {job_id} is already running in another process")
+    job = journal.job(job_id)
+    verify_unchanged(job.path, job.fingerprint)  # say it now, not in a log
+    journal.request_stop(job_id, False)
     log = log_path(job_id)
     private_folder(log.parent)
     command = [sys.executable, "-m", "tui_app", "bulk", "work", job_id,
@@ -70,12 +78,12 @@ def spawn(
         )
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
-        if journal.is_running(job_id):
-            return log
         if process.poll() is not None:
             if journal.job(job_id).state == DONE:  # it had little to do and is done
                 return log
             raise WorkerFailed(f"the worker for job {job_id} ended at once: {_last_line(log)}")
+        if journal.is_running(job_id):
+            return log
         time.sleep(0.05)
     return log  # slow to start, but alive: it shows as running soon
 
@@ -97,8 +105,9 @@ class Attached:
 
     @property
     def died(self) -> bool:
-        """The worker ended without finishing or stopping the job (killed, crashed)."""
-        return not self.running and self.job.state not in (DONE, STOPPED)
+        """A worker ended without finishing or stopping the job (killed, crashed)."""
+        return (not self.running and self.job.state not in (DONE, STOPPED)
+                and self.job.worker_pid is not None)  # fmt: skip
 
     def words(self) -> str:
         c = self.job.counts
@@ -109,7 +118,9 @@ class Attached:
                     "POLLING": "awaiting results"}.get(self.job.state, self.job.state.lower())  # fmt: skip
         if self.died:
             return f"stopped unexpectedly at {c.settled:,} of {c.lines:,}"
-        return "stopped"
+        if self.job.state == STOPPED:
+            return "stopped"
+        return "not started"
 
 
 def look(journal: Journal, job_id: str) -> Attached:
@@ -129,7 +140,7 @@ async def work(
     """Run the job in this process until it is DONE or STOPPED (the worker's body, and
     ``--wait``'s). SIGTERM and SIGINT stop it gracefully; a second one at once. Raises
     :class:`~tui_app.bulk.journal.JobBusy` if another worker has it."""
-    from tui_app.bulk.pipeline import Settings, run_locked
+    from tui_app.bulk.pipeline import run_locked, settings_for
     from tui_app.client.factory import connect
 
     stop = asyncio.Event()
@@ -149,7 +160,7 @@ async def work(
             connection = await connect(env)
             try:
                 return await run_locked(journal, job_id, connection.client,
-                                        Settings(concurrency=concurrency),
+                                        settings_for(concurrency),
                                         on_progress=on_progress, stop=stop)  # fmt: skip
             finally:
                 await connection.aclose()

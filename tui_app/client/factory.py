@@ -69,7 +69,9 @@ async def connect(
             on_request=on_request,
         )
         return Connection(client)
-    sandbox = await asyncio.to_thread(start_embedded_sandbox, env.seed, today)
+    sandbox = await asyncio.to_thread(
+        start_embedded_sandbox, env.seed, today, bulk_fail_rate=env.bulk_fail_rate
+    )
     from tui_app.sandbox.app import create_app
 
     transport = httpx.ASGITransport(app=create_app(sandbox, manage=False))

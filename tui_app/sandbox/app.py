@@ -64,6 +64,9 @@ class SandboxSettings:
     fail_rate: float = 0.0
     """Share of requests answered 503 with Retry-After, and of bulk records failing
     transiently (retryable)."""
+    bulk_fail_rate: float | None = None
+    """Share of bulk records failing transiently, if not ``fail_rate`` (the embedded
+    sandbox's setting fails records only, never whole requests)."""
     latency_ms: int = 0
     step_seconds: float = 3.0
     """How long an order stays in each stage of its lifecycle."""
@@ -94,7 +97,8 @@ class Sandbox:
         self.profiles = profiles.Profiles(
             self.db, profiles.load_import_rules(s.import_rules), lookup=self._lookup
         )
-        self.bulk = bulk.BulkJobs(self.db, self.profiles, fail_rate=s.fail_rate, seed=s.seed)
+        record_rate = s.fail_rate if s.bulk_fail_rate is None else s.bulk_fail_rate
+        self.bulk = bulk.BulkJobs(self.db, self.profiles, fail_rate=record_rate, seed=s.seed)
         self._stop = threading.Event()
         self._worker: threading.Thread | None = None
         self._chaos = random.Random(s.seed)

@@ -2,19 +2,19 @@
 
 Pick an NDJSON file (the path completes as you type), check it before sending (records,
 valid, invalid and the first problems with their line numbers), submit it, and watch each
-job in the jobs table: jobs submitted here, by ``producer-tui bulk`` or in an earlier
-session alike. A job that did not finish is offered for resuming when the area opens. A
-job's details list every line's outcome a page at a time, filtered, with actions to send
-the retryable failures again and to save the report and the lines to fix.
+job in the jobs table: jobs submitted here, by ``producer-tui bulk`` or in another
+session alike. Jobs run in worker processes of their own (:mod:`tui_app.bulk.worker`):
+this screen only attaches to them, so they keep running when the app quits or the SSH
+connection drops, and the keyboard stays as quick while they run as when they do not. A
+job that stopped unexpectedly is offered for resuming when the area opens. A job's
+details (:mod:`tui_app.ui.screens.bulk_job`) list every line's outcome a page at a time.
 
-Everything that reads a file, the journal or the service runs in a worker; each job runs
-in its own, and reports its progress as it goes.
+Everything that reads a file, the journal or the service runs off the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,53 +23,31 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Label, ProgressBar, Static, Tab, Tabs
+from textual.containers import Horizontal
+from textual.widgets import Button, DataTable, Label, ProgressBar, Static
 
-from tui_app.bulk.journal import (
-    COMPLETED,
-    DONE,
-    FAILED,
-    INVALID,
-    PENDING,
-    POLLING,
-    SENDING,
-    SENT,
-    STOPPED,
-    VALIDATING,
-    Job,
-    JobBusy,
-    Journal,
-    LineOutcome,
-    UnknownJob,
-)
-from tui_app.bulk.pipeline import Settings, create_job, run_job
+from tui_app.bulk.control import JobControl
+from tui_app.bulk.journal import DONE, STOPPED, JobBusy, JournalError
 from tui_app.bulk.preflight import Preflight, preflight
-from tui_app.bulk.report import write_failed, write_report
-from tui_app.bulk.source import SourceChanged, SourceError
-from tui_app.client.errors import ClientError
+from tui_app.bulk.source import SourceError
+from tui_app.bulk.worker import Attached, WorkerFailed
+from tui_app.ui.bulk_words import (
+    clip,
+    counts_words,
+    created_words,
+    preflight_text,
+    progress_text,
+)
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.widgets.bulk_path import PathInput
-from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
-from tui_app.ui.widgets.status_bar import StatusBar
 
-RUN_SETTINGS = Settings(concurrency=4)
-"""How jobs run from the TUI (tests swap in shorter delays)."""
-REFRESH_EVERY = 1.0
-"""Seconds between two reads of the journal for the jobs table and a job's details."""
-PAGE_SIZE = 100
-STATE_WIDTH = 20
-SHOWN_PROBLEMS = 5
-PROBLEM_MIN_WIDTH = 30
-"""A row shows the start of its line's problems in what is left of the table's width (at
-least this much); the whole text shows below the table."""
-LINE_CELLS_WIDTH = 62
-"""About what the columns before the problems take, padding included."""
-
+REFRESH_EVERY = 0.5
+"""Seconds between two reads of the journal for the jobs table."""
+STATE_WIDTH = 24
 JOB_COLUMNS = [
     ("job", "Job"),
+    ("env", "Env"),
     ("state", "State"),
     ("progress", "Progress"),
     ("lines", "Lines"),
@@ -79,131 +57,6 @@ JOB_COLUMNS = [
     ("failed", "Failed"),
     ("file", "File"),
 ]
-LINE_COLUMNS = [
-    ("line", "Line"),
-    ("outcome", "Outcome"),
-    ("kind", "Kind"),
-    ("key", "Profile key"),
-    ("attempts", "Tries"),
-    ("retryable", "Retryable"),
-    ("problem", "Problem"),
-]
-FILTERS = {
-    # tab id: (label, states, retryable, what a page line calls the rows)
-    "all": ("All", None, None, "lines"),
-    "failed": ("Failed", (FAILED,), None, "failed lines"),
-    "retryable": ("Retryable", (FAILED,), True, "retryable failures"),
-    "invalid": ("Invalid", (INVALID,), None, "invalid lines"),
-}
-
-
-# --- words for states and numbers -----------------------------------------------------------
-
-
-def progress_share(job: Job) -> float:
-    """How much of the job is settled (every line completed, failed or invalid), 0 to 1;
-    while the file is still being read, scaled by how much of it has been read."""
-    if job.state == DONE:
-        return 1.0
-    c = job.counts
-    share = (c.completed + c.failed + c.invalid) / c.lines if c.lines else 0.0
-    if not job.scan_done:
-        size = job.fingerprint.size
-        share *= job.scanned_offset / size if size else 1.0
-    return min(share, 1.0)
-
-
-def progress_text(job: Job, width: int = 8) -> str:
-    share = progress_share(job)
-    filled = round(share * width)
-    return f"{'█' * filled}{'░' * (width - filled)} {share:4.0%}"
-
-
-def state_words(job: Job, where: str | None, env: str) -> str:
-    """The job's state in words; ``where`` is "here", "elsewhere" or None (not running)."""
-    if job.state == DONE:
-        return "done"
-    if where == "here":
-        return {
-            VALIDATING: "validating",
-            SENDING: "sending",
-            POLLING: "awaiting results",
-            STOPPED: "stopping",
-        }.get(job.state, job.state.lower())
-    if where == "elsewhere":
-        return "running elsewhere"
-    if job.env != env:
-        return f"paused (env {job.env})"
-    return "stopped" if job.state == STOPPED else "interrupted"
-
-
-def counts_words(job: Job) -> str:
-    c = job.counts
-    text = (
-        f"{c.lines:,} lines: {c.completed:,} completed, {c.failed:,} failed, "
-        f"{c.invalid:,} invalid; sent {c.sent_so_far:,} of {c.valid:,} valid"
-    )
-    if c.retrying:
-        text += f", {c.retrying:,} to retry"
-    if not job.scan_done:
-        text = f"validating: {progress_share_of_file(job):.0%} of the file read; " + text
-    return text
-
-
-def progress_share_of_file(job: Job) -> float:
-    size = job.fingerprint.size
-    return job.scanned_offset / size if size else 1.0
-
-
-def created_words(job: Job) -> str:
-    """``2026-11-21 09:30`` (the journal keeps UTC times)."""
-    return job.created_at[:16].replace("T", " ")
-
-
-def outcome_words(line: LineOutcome) -> str:
-    if line.state == PENDING:
-        return "to retry" if line.attempts else "waiting"
-    return {COMPLETED: "completed", FAILED: "failed", INVALID: "invalid", SENT: "sent"}.get(
-        line.state, line.state.lower()
-    )
-
-
-def clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def preflight_text(found: Preflight, submitted: str | None = None) -> Text:
-    """The pre-flight summary: counts in words, what happens next (or the job it became),
-    then the first problems by line."""
-    text = Text()
-    text.append(found.path.name, style="bold")
-    if not found.done:
-        text.append(f"  checking… {found.share:.0%} read: ")
-    else:
-        text.append("  checked: ")
-    text.append(f"{found.records:,} records, {found.valid:,} valid, {found.invalid:,} invalid")
-    if submitted is not None:
-        text.append(f"\n✓ Submitted as job {submitted}: its progress shows below.")
-    elif found.done:
-        if found.records == 0:
-            text.append("\nThe file holds no record.")
-        elif found.valid == 0:
-            text.append("\nNo record is valid: fix the file before submitting it.")
-        else:
-            text.append(f"\nF5 submits the {found.valid:,} valid records")
-            if found.invalid:
-                text.append("; the invalid ones are listed in the job's report")
-            text.append(".")
-    for problem in found.problems:
-        text.append(f"\n  ✗ line {problem.line}: ", style="bold")
-        text.append(clip("; ".join(problem.errors), 100))
-    more = found.invalid - len(found.problems)
-    if found.done and more > 0:
-        text.append(f"\n  … and {more:,} more invalid lines (all of them in the job's details).")
-    return text
-
-
-# --- the area --------------------------------------------------------------------------------
 
 
 class BulkScreen(AreaScreen):
@@ -218,17 +71,19 @@ class BulkScreen(AreaScreen):
         Binding("f6", "resume", "Resume", id="bulk.resume"),
         Binding("f7", "stop", "Stop", id="bulk.stop"),
         Binding("f8", "open_job", "Details", id="bulk.open"),
+        Binding("e", "toggle_envs", "All envs", id="bulk.envs"),
         Binding("escape", "leave_field", "Leave the field", id="bulk.leave", show=False),
     ]
 
     def __init__(self) -> None:
         super().__init__()
-        self.journal = Journal()
-        self.runs: dict[str, asyncio.Event] = {}
-        """Jobs running in this app, with the event that stops each gracefully."""
-        self.elsewhere: set[str] = set()
-        """Jobs another process (the CLI, another app) was running at the last look."""
-        self.jobs: dict[str, Job] = {}
+        self.control = JobControl()
+        self.seen: dict[str, Attached] = {}
+        """Every job shown, as last read, with whether a worker runs it."""
+        self.all_envs = False
+        """Show every environment's jobs, not only the current one's."""
+        self.watching: set[str] = set()
+        """Jobs started from here: their end is told even if it came before a look."""
         self.checked: Preflight | None = None
         self._row_ids: list[str] = []
         self._shown: dict[str, tuple[str, ...]] = {}
@@ -246,7 +101,7 @@ class BulkScreen(AreaScreen):
             yield Button("Submit  F5", id="bulk-submit", variant="primary")
         yield Static(
             "Pick an NDJSON file of agent and agency records (F2), check it (Enter), "
-            "submit it (F5). Jobs run in the background; they carry on after a restart.",
+            "submit it (F5). Jobs run in the background and keep running after you quit.",
             id="bulk-preflight",
         )
         yield DataTable(id="bulk-jobs", cursor_type="row", zebra_stripes=True)
@@ -264,6 +119,9 @@ class BulkScreen(AreaScreen):
         self.refresh_jobs()
         self.offer_resume()
 
+    def on_unmount(self) -> None:
+        self.control.close()
+
     def on_screen_resume(self) -> None:
         self.refresh_jobs()
 
@@ -277,6 +135,8 @@ class BulkScreen(AreaScreen):
         yield SystemCommand("Bulk: stop the job", "Stop it gracefully (F7)", self.action_stop)
         yield SystemCommand("Bulk: open the job", "Every line's outcome (F8)",
                             self.action_open_job)  # fmt: skip
+        yield SystemCommand("Bulk: jobs of every environment", "Or only this one's (e)",
+                            self.action_toggle_envs)  # fmt: skip
 
     # --- picking and checking a file ---
 
@@ -368,131 +228,105 @@ class BulkScreen(AreaScreen):
                 f"{found.invalid:,} problems. Submit it anyway?", yes="Submit"))  # fmt: skip
             if not go:
                 return
+        panel = self.query_one("#bulk-preflight", Static)
+        env = self.app.config.environments.get(self.app.env_name)
         try:
-            job = await asyncio.to_thread(create_job, self.journal, path, self.app.env_name)
+            job = await self.control.submit(path, self.app.env_name,
+                                            env.bulk_max_request_bytes if env else None)  # fmt: skip
         except SourceError as exc:
-            panel = self.query_one("#bulk-preflight", Static)
             panel.set_class(True, "-error")
             panel.update(Text(f"✗ Cannot submit: {exc}"))
             self.notify(str(exc), title="Cannot submit", severity="error")
             return
-        except (OSError, sqlite3.Error) as exc:
+        except (WorkerFailed, JobBusy, JournalError, OSError) as exc:
             why = getattr(exc, "strerror", None) or exc
-            self.notify(f"Cannot submit {path}: {why}", severity="error")
+            self.notify(f"Cannot submit {path}: {why}", severity="error", timeout=10)
             return
         self.path_input.value = ""
         self.checked = None
         self.action_focus_jobs()
-        panel = self.query_one("#bulk-preflight", Static)
         panel.set_class(False, "-error")
         if found is not None and found.path == job.path:
             panel.update(preflight_text(found, submitted=job.id))
         else:
-            panel.update(Text(f"{job.path.name}\n✓ Submitted as job {job.id}: its progress "
-                              "and counts show below."))  # fmt: skip
-        self.jobs[job.id] = job
-        self.start_run(job.id)
+            panel.update(Text(f"{job.path.name}\n✓ Submitted as job {job.id}: it runs in the "
+                              "background, and keeps running if you quit or lose the "
+                              "connection."))  # fmt: skip
+        self.watching.add(job.id)
         self.refresh_jobs(select=job.id)
         self.notify(f"Job {job.id} started: {job.path.name}")
 
-    # --- running jobs ---
+    # --- steering jobs ---
 
-    def start_run(self, job_id: str) -> bool:
-        """Run (start, resume or finish) a job in its own worker; False if it already runs."""
-        if job_id in self.runs:
-            self.notify(f"Job {job_id} is already running.")
-            return False
-        stop = asyncio.Event()
-        self.runs[job_id] = stop
-        self.elsewhere.discard(job_id)
-        self.run_worker(self._run(job_id, stop), name=f"bulk job {job_id}",
-                        group=f"bulk-run-{job_id}")  # fmt: skip
-        return True
+    def _selected(self) -> Attached | None:
+        job_id = self._selected_id()
+        if job_id is None:
+            self.notify("No job selected: pick one in the jobs table (F4).", severity="warning")
+            return None
+        return self.seen.get(job_id)
 
-    async def _run(self, job_id: str, stop: asyncio.Event) -> None:
-        title = f"Job {job_id}"
-        try:
-            job = self.journal.job(job_id)
-            if job.env != self.app.env_name:
-                self.notify(f"It was submitted to environment {job.env}; switch to it in "
-                            "Settings to resume it.", title=title, severity="warning")  # fmt: skip
-                return
-            client = await self.app.client()
-            job = await run_job(self.journal, job_id, client, RUN_SETTINGS,
-                                on_progress=self._on_progress, stop=stop)  # fmt: skip
-        except JobBusy:
-            self.elsewhere.add(job_id)
-            self.notify("It is already running in another process (perhaps producer-tui "
-                        "bulk); its progress shows here.", title=title, severity="warning")  # fmt: skip
-        except SourceChanged as exc:
-            self.notify(f"It cannot go on: {exc}", title=title, severity="error", timeout=10)
-        except (SourceError, UnknownJob, sqlite3.Error) as exc:
-            self.notify(str(exc), title=title, severity="error", timeout=10)
-        except ClientError as exc:
-            self.notify(f"It cannot run now: {exc.message}", title=title, severity="error")
-        except OSError as exc:
-            self.notify(f"It stopped: {exc.strerror or exc}", title=title, severity="error")
-        except Exception as exc:  # never a traceback: the journal keeps the job resumable
-            self.notify(f"It stopped on an unexpected error ({exc!r}); resume it with F6.",
-                        title=title, severity="error", timeout=10)  # fmt: skip
+    def action_resume(self) -> None:
+        seen = self._selected()
+        if seen is None:
+            return
+        if seen.running:
+            self.notify(f"Job {seen.job.id} is running.")
+        elif seen.job.state == DONE:
+            self.notify(f"Job {seen.job.id} is done. To send its retryable failures again, "
+                        "open it (F8) and press F5.")  # fmt: skip
+        elif seen.job.env != self.app.env_name:
+            self.notify(f"Job {seen.job.id} was submitted to environment {seen.job.env}; "
+                        "switch to it in Settings to resume it.", severity="warning")  # fmt: skip
         else:
-            self._ended(job)
-        finally:
-            self.runs.pop(job_id, None)
-            if self.is_attached:
-                self.refresh_jobs()
+            self.resume([seen.job.id])
 
-    def _ended(self, job: Job) -> None:
-        self._on_progress(job)
-        title = f"Job {job.id}"
-        c = job.counts
-        if job.state == DONE:
-            severity = "information" if c.all_succeeded else "warning"
-            self.notify(f"Done: {c.completed:,} completed, {c.failed:,} failed, "
-                        f"{c.invalid:,} invalid of {c.lines:,} lines.", title=title,
-                        severity=severity)  # fmt: skip
-        else:
-            self.notify(f"Stopped: {job.message or 'for no reason given'}. F6 resumes it.",
-                        title=title, severity="warning", timeout=10)  # fmt: skip
+    @work(group="bulk-start")
+    async def resume(self, job_ids: list[str]) -> None:
+        for job_id in job_ids:
+            try:
+                await self.control.start(job_id)
+            except (WorkerFailed, JobBusy, SourceError, JournalError, OSError) as exc:
+                self.notify(f"It cannot start: {exc}", title=f"Job {job_id}", severity="error",
+                            timeout=10)  # fmt: skip
+            else:
+                self.watching.add(job_id)
+                self.notify("Resumed: it carries on where it stopped.", title=f"Job {job_id}")
+        self.refresh_jobs()
 
-    def _on_progress(self, job: Job) -> None:
-        """From a running job, after each step (on the event loop)."""
-        self.jobs[job.id] = job
-        if job.id in self._row_ids:
-            self._update_row(job)
-            if self._selected_id() == job.id:
-                self._show_selected()
-
-    def _env_changed(self, env: str) -> None:
-        for job_id, stop in self.runs.items():
-            job = self.jobs.get(job_id)
-            if job is not None and job.env != env and not stop.is_set():
-                stop.set()
-                self.notify(f"Stopping it: it belongs to environment {job.env}.",
-                            title=f"Job {job_id}")  # fmt: skip
+    @work(group="bulk-stop")
+    async def action_stop(self) -> None:
+        seen = self._selected()
+        if seen is None:
+            return
+        if not seen.running:
+            self.notify(f"Job {seen.job.id} is not running.")
+            return
+        await self.control.stop(seen.job.id)
+        self.notify(f"Stopping job {seen.job.id}: finishing the requests in flight. "
+                    "F6 resumes it.")  # fmt: skip
 
     @work(group="bulk-offer")
     async def offer_resume(self) -> None:
-        """When the area opens: offer to resume the jobs that did not finish (in an earlier
-        session, or in a CLI run that was stopped) and that nothing runs now."""
+        """When the area opens: offer to resume this environment's jobs that stopped
+        unexpectedly or were interrupted, and that no worker runs now."""
         try:
-            jobs = await asyncio.to_thread(self.journal.jobs)
-        except sqlite3.Error as exc:
-            self.notify(f"Cannot read the bulk journal: {exc}", severity="error")
+            jobs = await self.control.jobs()
+        except (JournalError, OSError) as exc:
+            self.notify(f"Cannot read the bulk journal: {exc}", severity="error", timeout=10)
             return
-        unfinished = [j for j in jobs if j.state != DONE and j.id not in self.runs
-                      and not self.journal.is_running(j.id)]  # fmt: skip
+        unfinished = [s for s in jobs if s.job.state != DONE and not s.running]
         env = self.app.env_name
-        here = [j for j in unfinished if j.env == env]
-        others = sorted({j.env for j in unfinished if j.env != env})
+        here = [s for s in unfinished if s.job.env == env]
+        others = sorted({s.job.env for s in unfinished if s.job.env != env})
         if others:
             n = len(unfinished) - len(here)
             self.notify(f"{n} unfinished bulk job{'s' * (n != 1)} belong to "
                         f"{', '.join(others)}; switch environment to resume them.")  # fmt: skip
         if not here:
             return
-        listing = "\n".join(f"  {j.id}  {clip(j.path.name, 24)}: {state_words(j, None, env)}, "
-                            f"{progress_share(j):.0%} done" for j in here[:6])  # fmt: skip
+        listing = "\n".join(f"  {s.job.id}  {clip(s.job.path.name, 24)}: "
+                            f"{s.words()}, {s.job.share:.0%} done"
+                            for s in here[:6])  # fmt: skip
         if len(here) > 6:
             listing += f"\n  … and {len(here) - 6} more"
         n = len(here)
@@ -503,75 +337,15 @@ class BulkScreen(AreaScreen):
         if not go:
             self.notify("Resume a job later: select it and press F6.")
             return
-        for job in here:
-            if job.id not in self.runs and not self.journal.is_running(job.id):
-                self.start_run(job.id)
+        self.resume([s.job.id for s in here])
+
+    def action_toggle_envs(self) -> None:
+        self.all_envs = not self.all_envs
+        self.notify("Jobs of every environment." if self.all_envs
+                    else f"Jobs of environment {self.app.env_name} only.")  # fmt: skip
         self.refresh_jobs()
 
-    def _selected_job(self) -> Job | None:
-        job_id = self._selected_id()
-        if job_id is None:
-            self.notify("No job selected: pick one in the jobs table (F4).", severity="warning")
-            return None
-        return self.jobs.get(job_id)
-
-    def action_resume(self) -> None:
-        job = self._selected_job()
-        if job is None:
-            return
-        if job.id in self.runs:
-            self.notify(f"Job {job.id} is running.")
-        elif job.state == DONE:
-            self.notify(f"Job {job.id} is done. To send its retryable failures again, "
-                        "open it (F8) and press F5.")  # fmt: skip
-        elif self.journal.is_running(job.id):
-            self.notify(f"Job {job.id} is running in another process.", severity="warning")
-        else:
-            self.start_run(job.id)
-            self.refresh_jobs()
-
-    def action_stop(self) -> None:
-        job = self._selected_job()
-        if job is None:
-            return
-        stop = self.runs.get(job.id)
-        if stop is not None:
-            stop.set()
-            self.notify(f"Stopping job {job.id}: finishing the requests in flight. "
-                        "F6 resumes it.")  # fmt: skip
-        elif job.id in self.elsewhere:
-            self.notify(f"Job {job.id} runs in another process: stop it there (Ctrl+C in "
-                        "its terminal).", severity="warning")  # fmt: skip
-        else:
-            self.notify(f"Job {job.id} is not running.")
-
-    def retry(self, job_id: str) -> None:
-        """Send a job's retryable failures again (from its details)."""
-        self._retry(job_id)
-
-    @work(group="bulk-retry")
-    async def _retry(self, job_id: str) -> None:
-        title = f"Job {job_id}"
-        if job_id in self.runs or self.journal.is_running(job_id):
-            self.notify("It is running: retry its failures once it ends.", title=title,
-                        severity="warning")  # fmt: skip
-            return
-        job = self.jobs.get(job_id) or self.journal.job(job_id)
-        if job.env != self.app.env_name:
-            self.notify(f"It was submitted to environment {job.env}; switch to it first.",
-                        title=title, severity="warning")  # fmt: skip
-            return
-        try:
-            count = await asyncio.to_thread(self.journal.retry_retryable, job_id)
-        except sqlite3.Error as exc:
-            self.notify(f"Cannot mark its failures for sending: {exc}", title=title,
-                        severity="error")  # fmt: skip
-            return
-        if not count:
-            self.notify("It has no retryable failures to send again.", title=title)
-            return
-        self.notify(f"Sending {count:,} record{'s' * (count != 1)} again.", title=title)
-        self.start_run(job_id)
+    def _env_changed(self, env: str) -> None:
         self.refresh_jobs()
 
     # --- the jobs table ---
@@ -582,76 +356,85 @@ class BulkScreen(AreaScreen):
 
     @work(exclusive=True, group="bulk-refresh")
     async def refresh_jobs(self, select: str | None = None) -> None:
-        """Read every job from the journal (in a thread) and show them."""
+        """Read the jobs (off the loop), say which ended since the last look, show them."""
         try:
-            jobs = await asyncio.to_thread(self.journal.jobs)
-        except sqlite3.Error as exc:  # e.g. locked for longer than its busy timeout
+            jobs = await self.control.jobs(None if self.all_envs else self.app.env_name)
+        except (JournalError, OSError) as exc:
             self.query_one("#bulk-selected-text", Static).update(
                 f"Cannot read the bulk journal just now ({exc}); trying again."
             )
             self._selected_shown = ()
             return
-        for job in jobs:
-            if job.id in self.runs or job.state == DONE:
-                self.elsewhere.discard(job.id)
-            elif self.journal.is_running(job.id):
-                self.elsewhere.add(job.id)
-            else:
-                self.elsewhere.discard(job.id)
-            latest = self.jobs.get(job.id)
-            if latest is None or job.id not in self.runs or latest.updated_at <= job.updated_at:
-                self.jobs[job.id] = job
-        self._fill([self.jobs[j.id] for j in jobs], select)
+        if not self.is_attached:
+            return  # the app closed meanwhile
+        for now in jobs:
+            before = self.seen.get(now.job.id)
+            ran = now.job.id in self.watching or (before is not None and before.running)
+            if ran and not now.running:
+                self.watching.discard(now.job.id)
+                self._ended(now)
+            self.seen[now.job.id] = now
+        self._fill(jobs, select)
 
-    def where_running(self, job: Job) -> str | None:
-        """"here", "elsewhere" (another process) or None (not running)."""
-        if job.id in self.runs:
-            return "here"
-        return "elsewhere" if job.id in self.elsewhere else None
+    def _ended(self, seen: Attached) -> None:
+        job, c = seen.job, seen.job.counts
+        title = f"Job {job.id}"
+        if job.state == DONE:
+            severity = "information" if c.all_succeeded else "warning"
+            self.notify(f"Done: {c.completed:,} completed, {c.failed:,} failed, "
+                        f"{c.invalid:,} invalid of {c.lines:,} lines.", title=title,
+                        severity=severity)  # fmt: skip
+        elif seen.died:
+            self.notify(f"It {seen.words()}. F6 resumes it, losing nothing.", title=title,
+                        severity="error", timeout=10)  # fmt: skip
+        else:
+            self.notify(f"Stopped: {job.message or 'for no reason given'}. F6 resumes it.",
+                        title=title, severity="warning", timeout=10)  # fmt: skip
 
-    def _cells(self, job: Job) -> tuple[str | Text, ...]:
-        c = job.counts
+    def _cells(self, seen: Attached) -> tuple[str | Text, ...]:
+        job, c = seen.job, seen.job.counts
         numbers = (c.lines, c.invalid, c.sent_so_far, c.completed, c.failed)
         return (
             job.id,
-            clip(state_words(job, self.where_running(job), self.app.env_name), STATE_WIDTH),
+            clip(job.env, 12),
+            clip(seen.words(), STATE_WIDTH),
             progress_text(job),
             *(Text(f"{n:,}", justify="right") for n in numbers),
             clip(job.path.name, 24),
         )
 
-    def _fill(self, jobs: list[Job], select: str | None = None) -> None:
+    def _fill(self, jobs: list[Attached], select: str | None = None) -> None:
         table = self.query_one("#bulk-jobs", DataTable)
-        ids = [job.id for job in jobs]
+        ids = [seen.job.id for seen in jobs]
         if ids != self._row_ids:
             selected = select or self._selected_id()
             table.clear()
             self._shown.clear()
-            for job in jobs:
-                cells = self._cells(job)
-                table.add_row(*cells, key=job.id)
-                self._shown[job.id] = cells
+            for seen in jobs:
+                cells = self._cells(seen)
+                table.add_row(*cells, key=seen.job.id)
+                self._shown[seen.job.id] = cells
             self._row_ids = ids
             if selected in ids:
                 table.move_cursor(row=ids.index(selected), animate=False)
         else:
-            for job in jobs:
-                self._update_row(job)
+            for seen in jobs:
+                self._update_row(seen)
             if select in ids:
                 table.move_cursor(row=ids.index(select), animate=False)
         self._show_selected()
 
-    def _update_row(self, job: Job) -> None:
-        cells = self._cells(job)
-        before = self._shown.get(job.id)
+    def _update_row(self, seen: Attached) -> None:
+        cells = self._cells(seen)
+        before = self._shown.get(seen.job.id)
         if cells == before:
             return
         table = self.query_one("#bulk-jobs", DataTable)
         for (key, _), cell, old in zip(JOB_COLUMNS, cells, before or [None] * len(cells),
                                        strict=True):  # fmt: skip
             if cell != old:
-                table.update_cell(job.id, key, cell, update_width=True)
-        self._shown[job.id] = cells
+                table.update_cell(seen.job.id, key, cell, update_width=True)
+        self._shown[seen.job.id] = cells
 
     def _selected_id(self) -> str | None:
         table = self.query_one("#bulk-jobs", DataTable)
@@ -666,284 +449,38 @@ class BulkScreen(AreaScreen):
 
     def _show_selected(self) -> None:
         job_id = self._selected_id()
-        job = self.jobs.get(job_id) if job_id else None
-        shown = (job, self.where_running(job), self.app.env_name) if job else None
+        seen = self.seen.get(job_id) if job_id else None
+        shown = (seen, self.app.env_name, self.all_envs)
         if shown == self._selected_shown:
             return  # unchanged: no repaint
         self._selected_shown = shown
         text = self.query_one("#bulk-selected-text", Static)
         bar = self.query_one("#bulk-progress", ProgressBar)
-        if job is None:
+        if seen is None:
             bar.update(progress=0)
-            text.update("No bulk jobs yet.")
+            where = "" if self.all_envs else f" in environment {self.app.env_name} (e: all)"
+            text.update(f"No bulk jobs yet{where}.")
             return
-        bar.update(progress=round(progress_share(job) * 100))
-        words = state_words(job, self.where_running(job), self.app.env_name)
-        shown = Text()
-        shown.append(f"Job {job.id}", style="bold")
-        shown.append(f"  {words}  ·  {job.path.name}  ·  env {job.env}\n")
-        shown.append(counts_words(job))
-        if job.state == STOPPED and job.message and self.where_running(job) is None:
-            shown.append(f"\nStopped: {job.message}. F6 resumes it.")
+        job = seen.job
+        bar.update(progress=round(job.share * 100))
+        shown_text = Text()
+        shown_text.append(f"Job {job.id}", style="bold")
+        shown_text.append(f"  {seen.words()}  ·  {job.path.name}  ·  "
+                          f"env {job.env}\n")  # fmt: skip
+        shown_text.append(counts_words(job))
+        if seen.died:
+            shown_text.append("\nIts worker ended before the job did. F6 resumes it.")
+        elif job.state == STOPPED and job.message and not seen.running:
+            shown_text.append(f"\nStopped: {job.message}. F6 resumes it.")
         else:
-            shown.append(f"\nCreated {created_words(job)} UTC  ·  Enter or F8: every line's "
-                         "outcome.")  # fmt: skip
-        text.update(shown)
+            shown_text.append(f"\nCreated {created_words(job)} UTC  ·  Enter or F8: every "
+                              "line's outcome.")  # fmt: skip
+        text.update(shown_text)
 
     @on(DataTable.RowSelected, "#bulk-jobs")
     def action_open_job(self) -> None:
-        job = self._selected_job()
-        if job is not None:
-            self.app.push_screen(BulkJobScreen(self, job.id))
+        seen = self._selected()
+        if seen is not None:
+            from tui_app.ui.screens.bulk_job import BulkJobScreen
 
-
-# --- one job's details ---------------------------------------------------------------------
-
-
-class BulkJobScreen(Screen):
-    """Every line of one job with its outcome, a page at a time, filtered."""
-
-    BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back", id="bulk.back"),
-        Binding("f5", "retry", "Retry retryable", id="bulk.retry"),
-        Binding("f6", "save_report", "Save report", id="bulk.report"),
-        Binding("f7", "save_failed", "Save failed", id="bulk.save_failed"),
-        Binding("n", "page(1)", "Next page", id="bulk.next_page"),
-        Binding("p", "page(-1)", "Prev page", id="bulk.prev_page"),
-        Binding("a", "filter('all')", "All lines", id="bulk.show_all", show=False),
-        Binding("f", "filter('failed')", "Failed only", id="bulk.show_failed", show=False),
-        Binding(
-            "r", "filter('retryable')", "Retryable only", id="bulk.show_retryable", show=False
-        ),  # fmt: skip
-        Binding("i", "filter('invalid')", "Invalid only", id="bulk.show_invalid", show=False),
-    ]
-
-    def __init__(self, bulk: BulkScreen, job_id: str) -> None:
-        super().__init__()
-        self.bulk = bulk
-        self.journal = bulk.journal
-        self.job_id = job_id
-        self.job: Job | None = bulk.jobs.get(job_id)
-        self.retryable = 0
-        """The job's FAILED lines that may be sent again."""
-        self.filter = "all"
-
-    def compose(self) -> ComposeResult:
-        yield StatusBar(f"Bulk › Job {self.job_id}")
-        with Vertical(id="bulk-job-head"):
-            yield Static("", id="bulk-job-title")
-            with Horizontal(id="bulk-job-progress-row"):
-                yield ProgressBar(total=100, show_eta=False, id="bulk-job-progress")
-                yield Static("", id="bulk-job-counts")
-        with Horizontal(id="bulk-filter-row"):
-            yield Tabs(*(Tab(label, id=f"show-{key}") for key, (label, *_) in FILTERS.items()),
-                       id="bulk-filter")  # fmt: skip
-            yield Static("a all · f failed · r retryable · i invalid", id="bulk-filter-keys",
-                         classes="hint")  # fmt: skip
-        yield PagedTable(LINE_COLUMNS, page_size=PAGE_SIZE, id="bulk-lines")
-        yield Static("", id="bulk-line-detail")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self._show_job()
-        self._show_filter()
-        self.refresh_job()
-        self.set_interval(REFRESH_EVERY, self.refresh_job)
-        self.query_one("#bulk-lines", PagedTable).table.focus()
-
-    def commands(self) -> Iterator[SystemCommand]:
-        yield SystemCommand("Bulk job: retry the retryable", "Send them again (F5)",
-                            self.action_retry)  # fmt: skip
-        yield SystemCommand("Bulk job: save the report", "CSV and failed.ndjson (F6)",
-                            self.action_save_report)  # fmt: skip
-        yield SystemCommand("Bulk job: save the failed lines", "NDJSON to fix (F7)",
-                            self.action_save_failed)  # fmt: skip
-        for key, (label, *_rest) in FILTERS.items():
-            yield SystemCommand(f"Bulk job: show {label.lower()}", f"Filter the lines ({key[0]})",
-                                lambda key=key: self.action_filter(key))  # fmt: skip
-
-    @property
-    def lines_table(self) -> PagedTable:
-        return self.query_one("#bulk-lines", PagedTable)
-
-    # --- the job ---
-
-    @work(exclusive=True, group="bulk-job")
-    async def refresh_job(self) -> None:
-        """Read the job again (in a thread); when its lines moved on, read the page again."""
-        before = self.job
-
-        def read() -> tuple[Job, int]:
-            job = self.journal.job(self.job_id)
-            return job, self.journal.count_lines(self.job_id, states=[FAILED], retryable=True)
-
-        try:
-            job, self.retryable = await asyncio.to_thread(read)
-        except (UnknownJob, sqlite3.Error):
-            return  # tried again at the next tick
-        latest = self.bulk.jobs.get(self.job_id)
-        if latest is not None and latest.updated_at > job.updated_at:
-            job = latest
-        self.job = job
-        self._show_job()
-        if before is not None and (before.counts, before.state) != (job.counts, job.state):
-            self.lines_table.reload()
-
-    def _show_job(self) -> None:
-        job = self.job
-        title = self.query_one("#bulk-job-title", Static)
-        if job is None:
-            title.update(f"Job {self.job_id}: reading…")
-            return
-        words = state_words(job, self.bulk.where_running(job), self.app.env_name)
-        text = Text()
-        text.append(f"Job {job.id}", style="bold")
-        text.append(f"  {words}  ·  env {job.env}  ·  created {created_words(job)} UTC  ·  "
-                    f"up to {job.batch_size} records per request\n")  # fmt: skip
-        text.append(f"{job.path}  ({job.fingerprint.size:,} bytes)")
-        if job.state == STOPPED and job.message:
-            text.append(f"\nStopped: {job.message}")
-        title.update(text)
-        self.query_one("#bulk-job-progress", ProgressBar).update(
-            progress=round(progress_share(job) * 100)
-        )
-        self.query_one("#bulk-job-counts", Static).update(counts_words(job))
-        c = job.counts
-        shown = {"all": c.lines, "failed": c.failed, "retryable": self.retryable,
-                 "invalid": c.invalid}  # fmt: skip
-        for key, (label, *_) in FILTERS.items():
-            self.query_one(f"#show-{key}", Tab).label = f"{label} {shown[key]:,}"
-
-    # --- the lines ---
-
-    def action_filter(self, key: str) -> None:
-        self.query_one("#bulk-filter", Tabs).active = f"show-{key}"
-
-    @on(Tabs.TabActivated, "#bulk-filter")
-    def _filter_chosen(self, event: Tabs.TabActivated) -> None:
-        key = (event.tab.id or "show-all").removeprefix("show-")
-        if key != self.filter:
-            self.filter = key
-            self._show_filter()
-
-    def _show_filter(self) -> None:
-        _, states, retryable, what = FILTERS[self.filter]
-        journal, job_id = self.journal, self.job_id
-
-        def fetch(after: int, limit: int) -> list[Row]:
-            lines = journal.lines(job_id, states=states, retryable=retryable,
-                                  after=after, limit=limit)  # fmt: skip
-            # Before the first layout the table has no size yet: the screen's width then.
-            room = self.lines_table.size.width or self.app.size.width - 2
-            width = max(PROBLEM_MIN_WIDTH, room - LINE_CELLS_WIDTH)
-            return [(line.line, line_cells(line, width)) for line in lines]
-
-        def count() -> int:
-            return journal.count_lines(job_id, states=states, retryable=retryable)
-
-        self.lines_table.show(Source(fetch, count, empty=f"No {what}.", label=what))
-
-    def action_page(self, step: int) -> None:
-        table = self.lines_table
-        moved = table.next_page() if step > 0 else table.previous_page()
-        if not moved:
-            self.notify("This is the last page." if step > 0 else "This is the first page.")
-
-    @on(DataTable.RowHighlighted)
-    def _line_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        """The whole of the highlighted line's problems (its row shows the start)."""
-        detail = self.query_one("#bulk-line-detail", Static)
-        key = event.row_key.value if event.row_key is not None else None
-        found = None
-        if key is not None:
-            number = int(key)
-            found = next(self.journal.lines(self.job_id, after=number - 1, limit=1), None)
-        if found is None or found.line != number:
-            detail.update("")
-            return
-        text = Text()
-        text.append(f"line {found.line}: {outcome_words(found)}", style="bold")
-        if found.errors:
-            text.append(": " + "; ".join(found.errors))
-        detail.update(text)
-
-    # --- actions ---
-
-    def action_retry(self) -> None:
-        self.bulk.retry(self.job_id)
-
-    @work(group="bulk-save")
-    async def action_save_report(self) -> None:
-        job = self.job or self.journal.job(self.job_id)
-        default = job.path.with_name(f"{job.path.stem}-report.csv")
-        out = await self.app.push_screen_wait(PathScreen(
-            "Save the report as (CSV; the lines to fix go to failed.ndjson beside it)",
-            str(default)))  # fmt: skip
-        if out is None:
-            return
-        if out.is_dir():
-            out = out / default.name
-        failed = out.with_name("failed.ndjson")
-        if failed.resolve() == job.path.resolve():  # resubmitting an earlier failed.ndjson
-            failed = out.with_name(f"{out.stem}-failed.ndjson")
-        if not await self._may_write(out, failed):
-            return
-        try:
-            report = await asyncio.to_thread(write_report, self.journal, job.id, out, failed)
-        except (SourceError, UnknownJob, sqlite3.Error) as exc:
-            self.notify(str(exc), title="Report not saved", severity="error", timeout=10)
-            return
-        except OSError as exc:
-            self.notify(f"Cannot write {exc.filename or out}: {exc.strerror or exc}",
-                        title="Report not saved", severity="error")  # fmt: skip
-            return
-        self.notify(f"{report.csv_path} ({report.rows:,} lines); {report.failed_lines:,} lines "
-                    f"to fix in {report.failed_path}", title="Report saved")  # fmt: skip
-
-    @work(group="bulk-save")
-    async def action_save_failed(self) -> None:
-        job = self.job or self.journal.job(self.job_id)
-        if not job.counts.failed + job.counts.invalid:
-            self.notify(f"Job {job.id} has no failed or invalid lines: nothing to save.")
-            return
-        default = job.path.with_name(f"{job.path.stem}-failed.ndjson")
-        out = await self.app.push_screen_wait(PathScreen(
-            "Save the failed and invalid lines as (NDJSON, as they were in the file)",
-            str(default)))  # fmt: skip
-        if out is None:
-            return
-        if out.is_dir():
-            out = out / default.name
-        if not await self._may_write(out):
-            return
-        try:
-            count = await asyncio.to_thread(write_failed, self.journal, job.id, out)
-        except (SourceError, UnknownJob, sqlite3.Error) as exc:
-            self.notify(str(exc), title="Lines not saved", severity="error", timeout=10)
-            return
-        except OSError as exc:
-            self.notify(f"Cannot write {exc.filename or out}: {exc.strerror or exc}",
-                        title="Lines not saved", severity="error")  # fmt: skip
-            return
-        self.notify(f"{count:,} lines to fix and submit again: {out}", title="Failed lines saved")
-
-    async def _may_write(self, *paths: Path) -> bool:
-        existing = [p for p in paths if p.exists()]
-        if not existing:
-            return True
-        names = ", ".join(str(p) for p in existing)
-        return await self.app.push_screen_wait(
-            ConfirmScreen(f"{names} already exist{'s' * (len(existing) == 1)}. Replace?",
-                          yes="Replace"))  # fmt: skip
-
-
-def line_cells(line: LineOutcome, problem_width: int) -> tuple[str | Text, ...]:
-    return (
-        Text(str(line.line), justify="right"),
-        outcome_words(line),
-        line.kind or "",
-        line.profile_key or "",
-        Text(str(line.attempts), justify="right"),
-        "yes" if line.retryable else "no",
-        clip("; ".join(line.errors), problem_width),
-    )
+            self.app.push_screen(BulkJobScreen(self.control, seen))

@@ -1,0 +1,341 @@
+"""One bulk job's details: every line with its outcome, a page at a time, filtered; and
+what can be done with the job: send its retryable failures again, verify the lines of
+unknown outcome, save the report and the lines to fix.
+
+It reads and steers the job only through :class:`~tui_app.bulk.control.JobControl`, so
+nothing here waits on the journal; the job's progress is read again every second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, ProgressBar, Static, Tab, Tabs
+
+from tui_app.bulk.control import JobControl
+from tui_app.bulk.journal import (
+    FAILED,
+    INVALID,
+    STOPPED,
+    SUPERSEDED,
+    UNKNOWN,
+    JobBusy,
+    JournalError,
+)
+from tui_app.bulk.source import SourceError
+from tui_app.bulk.worker import Attached, WorkerFailed
+from tui_app.client.errors import ClientError
+from tui_app.ui.bulk_words import (
+    counts_words,
+    created_words,
+    line_cells,
+    outcome_words,
+)
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
+from tui_app.ui.widgets.status_bar import StatusBar
+
+REFRESH_EVERY = 1.0
+PAGE_SIZE = 100
+PROBLEM_MIN_WIDTH = 30
+"""A row shows the start of its line's problems in what is left of the table's width (at
+least this much); the whole text shows below the table."""
+LINE_CELLS_WIDTH = 62
+"""About what the columns before the problems take, padding included."""
+LINE_COLUMNS = [
+    ("line", "Line"),
+    ("outcome", "Outcome"),
+    ("kind", "Kind"),
+    ("key", "Profile key"),
+    ("attempts", "Tries"),
+    ("retryable", "Retryable"),
+    ("problem", "Problem"),
+]
+FILTERS = {
+    # tab id: (label, states, retryable, what a page line calls the rows)
+    "all": ("All", None, None, "lines"),
+    "failed": ("Failed", (FAILED,), None, "failed lines"),
+    "retryable": ("Retryable", (FAILED,), True, "retryable failures"),
+    "invalid": ("Invalid", (INVALID,), None, "invalid lines"),
+    "unknown": ("Unknown", (UNKNOWN,), None, "lines of unknown outcome"),
+    "superseded": ("Superseded", (SUPERSEDED,), None, "superseded lines"),
+}
+
+
+class BulkJobScreen(Screen):
+    """Every line of one job with its outcome, a page at a time, filtered."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="bulk.back"),
+        Binding("f5", "retry", "Retry retryable", id="bulk.retry"),
+        Binding("f6", "save_report", "Save report", id="bulk.report"),
+        Binding("f7", "save_failed", "Save failed", id="bulk.save_failed"),
+        Binding("f8", "verify", "Verify unknown", id="bulk.verify"),
+        Binding("n", "page(1)", "Next page", id="bulk.next_page"),
+        Binding("p", "page(-1)", "Prev page", id="bulk.prev_page"),
+        Binding("a", "filter('all')", "All lines", id="bulk.show_all", show=False),
+        Binding("f", "filter('failed')", "Failed only", id="bulk.show_failed", show=False),
+        Binding(
+            "r", "filter('retryable')", "Retryable only", id="bulk.show_retryable", show=False
+        ),  # fmt: skip
+        Binding("i", "filter('invalid')", "Invalid only", id="bulk.show_invalid", show=False),
+        Binding("u", "filter('unknown')", "Unknown only", id="bulk.show_unknown", show=False),
+        Binding("s", "filter('superseded')", "Superseded only", id="bulk.show_superseded",
+                show=False),  # fmt: skip
+    ]
+
+    def __init__(self, control: JobControl, seen: Attached) -> None:
+        super().__init__()
+        self.control = control
+        self.job_id = seen.job.id
+        self.seen = seen
+        self.filter = "all"
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(f"Bulk › Job {self.job_id}")
+        with Vertical(id="bulk-job-head"):
+            yield Static("", id="bulk-job-title")
+            with Horizontal(id="bulk-job-progress-row"):
+                yield ProgressBar(total=100, show_eta=False, id="bulk-job-progress")
+                yield Static("", id="bulk-job-counts")
+        with Horizontal(id="bulk-filter-row"):
+            yield Tabs(*(Tab(label, id=f"show-{key}") for key, (label, *_) in FILTERS.items()),
+                       id="bulk-filter")  # fmt: skip
+            yield Static("a all · f failed · r retryable · i invalid · u unknown · s superseded",
+                         id="bulk-filter-keys", classes="hint")  # fmt: skip
+        yield PagedTable(LINE_COLUMNS, page_size=PAGE_SIZE, id="bulk-lines")
+        yield Static("", id="bulk-line-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_job()
+        self._show_filter()
+        self.set_interval(REFRESH_EVERY, self.refresh_job)
+        self.query_one("#bulk-lines", PagedTable).table.focus()
+
+    def commands(self) -> Iterator[SystemCommand]:
+        yield SystemCommand("Bulk job: retry the retryable", "Send them again (F5)",
+                            self.action_retry)  # fmt: skip
+        yield SystemCommand("Bulk job: save the report", "CSV and failed.ndjson (F6)",
+                            self.action_save_report)  # fmt: skip
+        yield SystemCommand("Bulk job: save the failed lines", "NDJSON to fix (F7)",
+                            self.action_save_failed)  # fmt: skip
+        yield SystemCommand("Bulk job: verify the unknown", "Read their profiles back (F8)",
+                            self.action_verify)  # fmt: skip
+        for key, (label, *_rest) in FILTERS.items():
+            yield SystemCommand(f"Bulk job: show {label.lower()}", f"Filter the lines ({key[0]})",
+                                lambda key=key: self.action_filter(key))  # fmt: skip
+
+    @property
+    def lines_table(self) -> PagedTable:
+        return self.query_one("#bulk-lines", PagedTable)
+
+    # --- the job ---
+
+    @work(exclusive=True, group="bulk-job")
+    async def refresh_job(self) -> None:
+        """Read the job again; when its lines moved on, read the page again."""
+        before = self.seen.job
+        try:
+            self.seen = await self.control.look(self.job_id)
+        except (JournalError, OSError) as exc:
+            self.query_one("#bulk-job-counts", Static).update(f"Cannot read the journal: {exc}")
+            return
+        self._show_job()
+        if (before.counts, before.state) != (self.seen.job.counts, self.seen.job.state):
+            self.lines_table.reload()
+
+    def _show_job(self) -> None:
+        job = self.seen.job
+        text = Text()
+        text.append(f"Job {job.id}", style="bold")
+        text.append(f"  {self.seen.words()}  ·  env {job.env}  ·  "
+                    f"created {created_words(job)} UTC  ·  up to {job.batch_size} records per "
+                    "request\n")  # fmt: skip
+        text.append(f"{job.path}  ({job.fingerprint.size:,} bytes)")
+        if job.state == STOPPED and job.message:
+            text.append(f"\nStopped: {job.message}")
+        self.query_one("#bulk-job-title", Static).update(text)
+        self.query_one("#bulk-job-progress", ProgressBar).update(progress=round(job.share * 100))
+        self.query_one("#bulk-job-counts", Static).update(counts_words(job))
+        c = job.counts
+        shown = {"all": c.lines, "failed": c.failed, "retryable": c.retryable,
+                 "invalid": c.invalid, "unknown": c.unknown, "superseded": c.superseded}  # fmt: skip
+        for key, (label, *_) in FILTERS.items():
+            self.query_one(f"#show-{key}", Tab).label = f"{label} {shown[key]:,}"
+
+    # --- the lines ---
+
+    def action_filter(self, key: str) -> None:
+        self.query_one("#bulk-filter", Tabs).active = f"show-{key}"
+
+    @on(Tabs.TabActivated, "#bulk-filter")
+    def _filter_chosen(self, event: Tabs.TabActivated) -> None:
+        key = (event.tab.id or "show-all").removeprefix("show-")
+        if key != self.filter:
+            self.filter = key
+            self._show_filter()
+
+    def _show_filter(self) -> None:
+        _, states, retryable, what = FILTERS[self.filter]
+        control, job_id = self.control, self.job_id
+
+        def fetch(after: int, limit: int) -> list[Row]:
+            lines = control.lines_now(job_id, states=states, retryable=retryable,
+                                      after=after, limit=limit)  # fmt: skip
+            # Before the first layout the table has no size yet: the screen's width then.
+            room = self.lines_table.size.width or self.app.size.width - 2
+            width = max(PROBLEM_MIN_WIDTH, room - LINE_CELLS_WIDTH)
+            return [(line.line, line_cells(line, width)) for line in lines]
+
+        def count() -> int:
+            return control.count_now(job_id, states=states, retryable=retryable)
+
+        self.lines_table.show(Source(fetch, count, empty=f"No {what}.", label=what))
+
+    def action_page(self, step: int) -> None:
+        table = self.lines_table
+        moved = table.next_page() if step > 0 else table.previous_page()
+        if not moved:
+            self.notify("This is the last page." if step > 0 else "This is the first page.")
+
+    @on(DataTable.RowHighlighted)
+    def _line_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value if event.row_key is not None else None
+        self._show_line(int(key) if key is not None else None)
+
+    @work(exclusive=True, group="bulk-line")
+    async def _show_line(self, number: int | None) -> None:
+        """The whole of the highlighted line's problems (its row shows the start)."""
+        detail = self.query_one("#bulk-line-detail", Static)
+        found = None
+        if number is not None:
+            found = next(iter(await self.control.lines(self.job_id, after=number - 1, limit=1)),
+                         None)  # fmt: skip
+        if found is None or found.line != number:
+            detail.update("")
+            return
+        text = Text()
+        text.append(f"line {found.line}: {outcome_words(found)}", style="bold")
+        if found.errors:
+            text.append(": " + "; ".join(found.errors))
+        detail.update(text)
+
+    # --- actions ---
+
+    @work(exclusive=True, group="bulk-retry")
+    async def action_retry(self) -> None:
+        title = f"Job {self.job_id}"
+        seen = await self.control.look(self.job_id)
+        if seen.running:
+            self.notify("It is running: retry its failures once it ends.", title=title,
+                        severity="warning")  # fmt: skip
+            return
+        if seen.job.env != self.app.env_name:
+            self.notify(f"It was submitted to environment {seen.job.env}; switch to it first.",
+                        title=title, severity="warning")  # fmt: skip
+            return
+        try:
+            count = await self.control.retry(self.job_id)
+        except (WorkerFailed, JobBusy, SourceError, JournalError, OSError) as exc:
+            self.notify(f"It cannot start: {exc}", title=title, severity="error", timeout=10)
+            return
+        if not count:
+            self.notify("It has no retryable failures to send again.", title=title)
+            return
+        self.notify(f"Sending {count:,} record{'s' * (count != 1)} again.", title=title)
+        self.refresh_job()
+
+    @work(exclusive=True, group="bulk-verify")
+    async def action_verify(self) -> None:
+        title = f"Job {self.job_id}"
+        seen = await self.control.look(self.job_id)
+        if seen.running:
+            self.notify("It is running: verify it once it ends.", title=title, severity="warning")
+            return
+        if not seen.job.counts.unknown:
+            self.notify("It has no line of unknown outcome.", title=title)
+            return
+        try:
+            client = await self.app.client()
+            done = await self.control.verify(self.job_id, client)
+        except ClientError as exc:
+            self.notify(f"Cannot verify now: {exc.message}", title=title, severity="error")
+            return
+        except (SourceError, JournalError, OSError) as exc:
+            self.notify(str(exc), title=title, severity="error", timeout=10)
+            return
+        self.notify(f"{done.total:,} lines verified: {done.completed:,} completed, "
+                    f"{done.failed:,} failed, {done.superseded:,} superseded.", title=title)  # fmt: skip
+        self.refresh_job()
+
+    @work(exclusive=True, group="bulk-save")
+    async def action_save_report(self) -> None:
+        job = self.seen.job
+        default = job.path.with_name(f"{job.path.stem}-report.csv")
+        out = await self.app.push_screen_wait(PathScreen(
+            "Save the report as (CSV; the lines to fix go to failed.ndjson beside it)",
+            str(default)))  # fmt: skip
+        if out is None:
+            return
+        if out.is_dir():
+            out = out / default.name
+        failed = out.with_name("failed.ndjson")
+        if failed.resolve() == job.path.resolve():  # resubmitting an earlier failed.ndjson
+            failed = out.with_name(f"{out.stem}-failed.ndjson")
+        if not await self._may_write(out, failed):
+            return
+        try:
+            report = await self.control.report(job.id, out, failed)
+        except (SourceError, JournalError) as exc:
+            self.notify(str(exc), title="Report not saved", severity="error", timeout=10)
+            return
+        except OSError as exc:
+            self.notify(f"Cannot write {exc.filename or out}: {exc.strerror or exc}",
+                        title="Report not saved", severity="error")  # fmt: skip
+            return
+        self.notify(f"{report.csv_path} ({report.rows:,} lines); {report.failed_lines:,} lines "
+                    f"to fix in {report.failed_path}", title="Report saved")  # fmt: skip
+
+    @work(exclusive=True, group="bulk-save")
+    async def action_save_failed(self) -> None:
+        job = self.seen.job
+        if not job.counts.failed + job.counts.invalid:
+            self.notify(f"Job {job.id} has no failed or invalid lines: nothing to save.")
+            return
+        default = job.path.with_name(f"{job.path.stem}-failed.ndjson")
+        out = await self.app.push_screen_wait(PathScreen(
+            "Save the failed and invalid lines as (NDJSON, as they were in the file)",
+            str(default)))  # fmt: skip
+        if out is None:
+            return
+        if out.is_dir():
+            out = out / default.name
+        if not await self._may_write(out):
+            return
+        try:
+            count = await self.control.failed(job.id, out)
+        except (SourceError, JournalError) as exc:
+            self.notify(str(exc), title="Lines not saved", severity="error", timeout=10)
+            return
+        except OSError as exc:
+            self.notify(f"Cannot write {exc.filename or out}: {exc.strerror or exc}",
+                        title="Lines not saved", severity="error")  # fmt: skip
+            return
+        self.notify(f"{count:,} lines to fix and submit again: {out}", title="Failed lines saved")
+
+    async def _may_write(self, *paths: Path) -> bool:
+        existing = [p for p in paths if p.exists()]
+        if not existing:
+            return True
+        names = ", ".join(str(p) for p in existing)
+        return await self.app.push_screen_wait(
+            ConfirmScreen(f"{names} already exist{'s' * (len(existing) == 1)}. Replace?",
+                          yes="Replace"))  # fmt: skip
