@@ -157,11 +157,16 @@ def _work(journal: Journal, args: argparse.Namespace) -> int:
     """The detached worker's body (``bulk work JOB``, not for people): run, report, exit."""
     job, env = _job_and_env(journal, args)
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} worker for job {job.id} starts", flush=True)
-    job = asyncio.run(work(journal, job.id, env, concurrency=args.concurrency))
-    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} job {job.id} {job.state}: {_summary(job)}"
-          + (f" ({job.message})" if job.message and job.state != DONE else ""), flush=True)  # fmt: skip
     args.force = True  # the submitting command checked the paths
-    return _outcome(journal, job, args)
+    codes: list[int] = []
+
+    def finish(job: Job) -> None:
+        print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} job {job.id} {job.state}: {_summary(job)}"
+              + (f" ({job.message})" if job.message and job.state != DONE else ""), flush=True)  # fmt: skip
+        codes.append(_outcome(journal, job, args))
+
+    asyncio.run(work(journal, job.id, env, concurrency=args.concurrency, finish=finish))
+    return codes[0]
 
 
 def _outcome(journal: Journal, job: Job, args: argparse.Namespace) -> int:

@@ -23,9 +23,11 @@ committed before the request is sent, so that a run cut short anywhere (an error
 Lines of the same profile (its identity: kind, ProfileKey and Ssn or Tin) are applied in
 file order: a line waits (``WAITING``) until the line before it of the same profile has its
 final outcome, so at most one of them is ever in flight, whatever the batches and the
-concurrency. A line whose retryable failure is followed by a later line of the same
-profile is not sent again: it is ``SUPERSEDED`` (the later line carries the newer data),
-so an older line can never overwrite a newer one.
+concurrency. A retryable failure is retried before
+the later line goes (imports merge sections, so skipping a line could lose a section the
+later one lacks). Once the later line has gone, the earlier one is never sent again: a
+``bulk retry`` or ``verify`` marks it ``SUPERSEDED``, so older data can never overwrite
+newer.
 
 A line whose request was cut off or whose answer was lost (an ``uncertain`` batch) and
 that then failed only transiently may have been imported by the first delivery: it ends
@@ -344,8 +346,7 @@ class Batch:
 
 @dataclass(frozen=True)
 class LineUpdate:
-    """A line's new state, as the pipeline decided it. A PENDING update with ``retryable``
-    is a retryable failure to send again; without, the line is put back unsent."""
+    """A line's new state, as the pipeline decided it."""
 
     line: int
     state: str
@@ -795,9 +796,8 @@ class Journal:
 
     def settle(self, batch_id: int, batch_state: str | None, updates: Iterable[LineUpdate]) -> None:
         """Record lines' new states (and the batch's, if given) in one transaction. A line
-        set PENDING leaves the batch, to be sent again in another one; but a retryable
-        failure of a line that a later line of the same profile follows is SUPERSEDED
-        instead. A line with its final outcome lets the next line of its profile go."""
+        set PENDING leaves the batch, to be sent again in another one. A line with its
+        final outcome lets the next line of its profile go."""
         updates = list(updates)
         with self._tx() as conn:
             followed = dict(
@@ -807,9 +807,6 @@ class Journal:
                     (batch_id, SENT),
                 ).fetchall()
             )
-            updates = [_superseded(u, followed[u.line])
-                       if u.state == PENDING and u.retryable and u.line in followed else u
-                       for u in updates]  # fmt: skip
             conn.executemany(
                 "UPDATE lines SET state = ?, attempts = ?, retryable = ?, errors = ?,"
                 " not_before = ?, batch_id = CASE WHEN ? = 'PENDING' THEN NULL ELSE batch_id END"
@@ -996,7 +993,3 @@ def _within(rows: list[sqlite3.Row], max_bytes: int) -> list[sqlite3.Row]:
 def _superseded_text(line: int) -> str:
     return f"superseded by line {line} of the same profile, which carries newer data"
 
-
-def _superseded(update: LineUpdate, next_line: int) -> LineUpdate:
-    return LineUpdate(update.line, SUPERSEDED, update.attempts, False,
-                      [*update.errors, _superseded_text(next_line)])  # fmt: skip

@@ -136,10 +136,13 @@ async def work(
     *,
     concurrency: int = 4,
     on_progress: Callable[[Job], None] | None = None,
+    finish: Callable[[Job], object] | None = None,
 ) -> Job:
     """Run the job in this process until it is DONE or STOPPED (the worker's body, and
-    ``--wait``'s). SIGTERM and SIGINT stop it gracefully; a second one at once. Raises
-    :class:`~tui_app.bulk.journal.JobBusy` if another worker has it."""
+    ``--wait``'s); ``finish`` (writing its report) runs before the job's lock is let go,
+    so whoever sees the job ended sees it finished. SIGTERM and SIGINT stop it
+    gracefully; a second one at once. Raises :class:`~tui_app.bulk.journal.JobBusy` if
+    another worker has it."""
     from tui_app.bulk.pipeline import run_locked, settings_for
     from tui_app.client.factory import connect
 
@@ -159,11 +162,14 @@ async def work(
         try:
             connection = await connect(env)
             try:
-                return await run_locked(journal, job_id, connection.client,
-                                        settings_for(concurrency),
-                                        on_progress=on_progress, stop=stop)  # fmt: skip
+                job = await run_locked(journal, job_id, connection.client,
+                                       settings_for(concurrency),
+                                       on_progress=on_progress, stop=stop)  # fmt: skip
             finally:
                 await connection.aclose()
+            if finish is not None:
+                finish(job)
+            return job
         finally:
             for signum in (signal.SIGTERM, signal.SIGINT):
                 with suppress(NotImplementedError, RuntimeError):

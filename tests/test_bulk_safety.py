@@ -1,0 +1,313 @@
+"""Bulk that never writes stale data and never lies: lines of one profile in file order
+under faults, lost answers settled by reading back, requests too large, and the journal's
+hot queries on their indexes. Against the sandbox served on loopback, with transports
+that lose or rewrite its answers on cue."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import pytest
+from bulk_support import FAST, agent, envelope, write_ndjson
+from sandbox_server import serve
+
+from tui_app.bulk.journal import (
+    COMPLETED,
+    DONE,
+    FAILED,
+    INVALID,
+    PENDING,
+    SUPERSEDED,
+    UNKNOWN,
+    WAITING,
+    Journal,
+    LineUpdate,
+)
+from tui_app.bulk.pipeline import Settings, create_job, run_job
+from tui_app.bulk.source import check
+from tui_app.bulk.verify import verify_job
+from tui_app.client.registry import RegistryClient, RetryPolicy
+from tui_app.contract.bulk import overall_status
+from tui_app.wire.ndjson import read_lines
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    db = tmp_path_factory.mktemp("safe-sandbox") / "sandbox.db"
+    with serve(db) as server:
+        yield server, db
+
+
+@pytest.fixture(scope="module")
+def flaky(tmp_path_factory):
+    """Three requests and records in ten fail transiently, as a busy service's would."""
+    db = tmp_path_factory.mktemp("flaky-sandbox") / "sandbox.db"
+    with serve(db, "--fail-rate", "0.3") as server:
+        yield server, db
+
+
+@pytest.fixture
+def journal():
+    with Journal() as j:
+        yield j
+
+
+def client(urls: dict[str, str], transport: httpx.AsyncBaseTransport | None = None):
+    return RegistryClient(urls, timeout=10, transport=transport,
+                          retry=RetryPolicy(base_delay=0.01, max_delay=0.05))  # fmt: skip
+
+
+async def run(journal, path: Path, api: RegistryClient, settings: Settings = FAST, size=100):
+    job = create_job(journal, path, "test", size)
+    async with api:
+        return await run_job(journal, job.id, api, settings)
+
+
+def states(journal: Journal, job_id: str) -> dict[int, str]:
+    return {line.line: line.state for line in journal.lines(job_id)}
+
+
+def first_names(db: Path, prefix: str) -> dict[str, str]:
+    """ProfileKey -> the FirstName the sandbox holds, for the keys starting with ``prefix``."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        rows = conn.execute(
+            "SELECT profile_key, record FROM profiles WHERE profile_key LIKE ? || '%'", (prefix,)
+        ).fetchall()
+    return {key: json.loads(record)["Demographic"]["FirstName"] for key, record in rows}
+
+
+# --- 1. lines of one profile apply in file order ---------------------------------------
+
+
+def test_a_later_line_of_a_profile_waits_for_the_earlier_one(journal, tmp_path):
+    lines = [agent("W-1", 1, firstName="Old"), agent("W-2", 2), agent("W-1", 1, firstName="New")]
+    path = write_ndjson(tmp_path / "w.ndjson", [envelope(r) for r in lines])
+    job = create_job(journal, path, "test")
+    journal.add_lines(job.id, [check(line)[0] for line in read_lines(path)], done=True)
+    assert states(journal, job.id) == {1: PENDING, 2: PENDING, 3: WAITING}
+    batch = journal.take_batch(job.id, 100, min_size=1, now=0)
+    assert [entry.line for entry in batch.lines] == [1, 2]  # never both lines of W-1 at once
+    retry = LineUpdate(1, PENDING, 1, True, ["busy"])
+    journal.settle(batch.id, None, [retry, LineUpdate(2, COMPLETED, 1)])
+    assert states(journal, job.id) == {1: PENDING, 2: COMPLETED, 3: WAITING}  # retried first
+    again = journal.take_batch(job.id, 100, min_size=1, now=0)
+    assert [entry.line for entry in again.lines] == [1]
+    journal.settle(again.id, None, [LineUpdate(1, FAILED, 3, True, ["busy"])])
+    assert states(journal, job.id)[3] == PENDING  # the earlier one has its outcome: go
+    last = journal.take_batch(job.id, 100, min_size=1, now=0)
+    journal.settle(last.id, None, [LineUpdate(3, COMPLETED, 1)])
+    # Sending line 1 again now would put older data over newer: it is superseded instead.
+    assert journal.retry_retryable(job.id) == 0
+    [line_1] = journal.lines(job.id, limit=1)
+    assert line_1.state == SUPERSEDED and "superseded by line 3" in line_1.errors[-1]
+    assert journal.job(job.id).counts.superseded == 1
+
+
+async def test_under_faults_no_profile_ends_with_older_data_than_its_completed_line(
+    flaky, journal, tmp_path
+):
+    server, db = flaky
+    count = 300
+    old = [envelope(agent(f"ORD-{n}", 700_000 + n, firstName="Old")) for n in range(count)]
+    new = [envelope(agent(f"ORD-{n}", 700_000 + n, firstName="New")) for n in range(count)]
+    path = write_ndjson(tmp_path / "twice.ndjson", old + new)
+    settings = replace(FAST, max_attempts=5, concurrency=4)
+    job = await run(journal, path, client(server.urls), settings, size=50)
+    assert job.state == DONE
+    held = first_names(db, "ORD-")
+    outcome = states(journal, job.id)
+    newer_completed = [n for n in range(count) if outcome[count + n + 1] == COMPLETED]
+    assert len(newer_completed) > count * 0.9
+    stale = [n for n in newer_completed if held[f"ORD-{n}"] != "New"]
+    assert stale == []
+
+
+# --- 2. a lost answer is never reported as a plain failure -------------------------------
+
+
+class LostAnswer(httpx.AsyncBaseTransport):
+    """Forwards to the sandbox, but loses the answer to the first bulk POST (the request
+    was received and will be imported), and says every record of any later bulk request
+    failed transiently: the case of a first delivery that worked and re-sends that did not."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.posts: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        path = request.url.path
+        if request.method == "POST" and path.startswith("/bulk/"):
+            await response.aread()
+            self.posts.append(json.loads(response.content)["bulkRequestId"])
+            if len(self.posts) == 1:
+                raise httpx.ReadError("connection reset by peer", request=request)
+            return httpx.Response(response.status_code, content=response.content,
+                                  headers=response.headers)  # fmt: skip
+        if "/bulk/v1/status/" in path and path.rsplit("/", 1)[1] != self.posts[0]:
+            await response.aread()
+            body = json.loads(response.content)
+            if body["processingStatus"] == "COMPLETE":
+                details = body["operationDetails"]
+                for item in details["requestItems"]:
+                    item.update(status="FAILED", retryable=True, errorMessage=["busy"])
+                details.update(success=0, failures=details["totalItems"],
+                               status=overall_status(0, details["totalItems"]))
+            return httpx.Response(200, json=body)
+        return response
+
+
+async def test_a_record_whose_answer_was_lost_is_unknown_until_verified(plain, journal, tmp_path):
+    server, _ = plain
+    records = [envelope(agent(f"LOST-{n}", 710_000 + n)) for n in range(5)]
+    path = write_ndjson(tmp_path / "lost.ndjson", records)
+    lossy = LostAnswer()
+    job = await run(journal, path, client(server.urls, lossy), replace(FAST, max_attempts=2))
+    assert len(lossy.posts) >= 2, job.message  # the first delivery, then the re-sends
+    assert job.state == DONE, job.message
+    assert set(states(journal, job.id).values()) == {UNKNOWN}
+    assert job.counts.unknown == 5 and job.counts.failed == 0
+    [line] = journal.lines(job.id, limit=1)
+    assert "outcome unknown" in line.errors[-1] and "bulk verify" in line.errors[-1]
+
+    # Meanwhile someone changed one of the profiles: it no longer holds what was sent.
+    changed = write_ndjson(tmp_path / "changed.ndjson",
+                           [envelope(agent("LOST-3", 710_003, firstName="Zed"))])  # fmt: skip
+    assert (await run(journal, changed, client(server.urls))).counts.completed == 1
+    async with client(server.urls) as api:
+        done = await verify_job(journal, job.id, api)
+    assert (done.completed, done.failed, done.superseded) == (4, 1, 0)
+    outcome = states(journal, job.id)
+    assert [outcome[n] for n in range(1, 6)] == [COMPLETED, COMPLETED, COMPLETED, FAILED,
+                                                 COMPLETED]  # fmt: skip
+    [fourth] = journal.lines(job.id, after=3, limit=1)
+    assert fourth.errors == ["verified: the service holds other data in Demographic"]
+
+
+# --- 3. a request too large is split, a record too large is named ------------------------
+
+
+class SizeLimit(httpx.AsyncBaseTransport):
+    """The sandbox behind a gateway that refuses bulk bodies over ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.limit = limit
+        self.refused = 0
+        self.sizes: list[int] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path.startswith("/bulk/"):
+            body = await request.aread()
+            if len(body) > self.limit:
+                self.refused += 1
+                return httpx.Response(413, json={"message": "request entity too large"})
+            self.sizes.append(len(body))
+        return await self.inner.handle_async_request(request)
+
+
+async def test_a_413_splits_requests_and_names_a_record_too_large(plain, journal, tmp_path):
+    server, _ = plain
+    records = [envelope(agent(f"BIG-{n}", 720_000 + n)) for n in range(40)]
+    huge = agent("BIG-X", 720_999)
+    for section in ("mailingAddress", "residentAddress"):
+        huge[section] = dict(huge["businessAddress"], streetAddress2="Suite " + "9" * 40)
+    records.insert(17, envelope(huge))
+    sizes = sorted(len(json.dumps(r)) for r in records)
+    assert sizes[-1] > 2 * sizes[-2]
+    gateway = SizeLimit(sizes[-1] - 1)  # two ordinary records fit in a request, not the big one
+    path = write_ndjson(tmp_path / "big.ndjson", records)
+    job = await run(journal, path, client(server.urls, gateway))
+    assert job.state == DONE and gateway.refused >= 1
+    assert job.counts.completed == 40 and job.counts.invalid == 1
+    [too_large] = journal.lines(job.id, states=[INVALID])
+    assert too_large.line == 18 and "too large for the service (413)" in too_large.errors[0]
+    assert job.max_bytes is not None and job.max_bytes < gateway.limit
+    assert max(gateway.sizes) <= gateway.limit
+    # Learnt once: a resume of the same job does not try the size that was refused.
+    assert journal.job(job.id).max_bytes == job.max_bytes
+
+
+# --- scaling: the hot queries read through their indexes ---------------------------------
+
+
+class Flaky(httpx.AsyncBaseTransport):
+    """A scripted service: every other record fails retryably the first time, the first
+    POST gets a 400 naming its line 2 and the second a 413: every path of a run."""
+
+    def __init__(self) -> None:
+        self.posts = 0
+        self.results: dict[str, list[dict]] = {}
+        self.seen: set[str] = set()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            self.posts += 1
+            lines = (await request.aread()).splitlines()
+            if self.posts == 1:
+                return httpx.Response(400, json={"message": "bad", "errors": [
+                    {"path": "line 2", "message": "no"}]})  # fmt: skip
+            if self.posts == 2:
+                return httpx.Response(413, json={"message": "too large"})
+            items = []
+            for n, raw in enumerate(lines):
+                ref = json.loads(raw)["clientRefId"]
+                fail = n % 2 == 0 and ref not in self.seen
+                self.seen.add(ref)
+                items.append({"clientRefId": ref, "status": "FAILED" if fail else "COMPLETED",
+                              "retryable": fail, "errorMessage": ["busy"] if fail else []})  # fmt: skip
+            request_id = f"00000000-0000-4000-8000-{self.posts:012d}"
+            self.results[request_id] = items
+            return httpx.Response(202, json={"bulkRequestId": request_id})
+        items = self.results[request.url.path.rsplit("/", 1)[1]]
+        failures = sum(i["status"] == "FAILED" for i in items)
+        return httpx.Response(200, json={
+            "bulkRequestId": request.url.path.rsplit("/", 1)[1], "processingStatus": "COMPLETE",
+            "operationDetails": {"status": "PARTIAL_SUCCESS" if failures else "SUCCESS",
+                                 "totalItems": len(items), "success": len(items) - failures,
+                                 "failures": failures, "requestItems": items}})  # fmt: skip
+
+
+async def test_the_hot_queries_read_through_their_indexes(journal, tmp_path):
+    """Every statement a run and its views make on the lines reads a bounded range
+    through an index (SEARCH), never the whole table (SCAN): a job's millionth line
+    costs what its first did. Checked on the query plans of every statement executed."""
+    records = [envelope(agent(f"PLAN-{n % 150}", 730_000 + n % 150)) for n in range(400)]
+    records[5] = '{"not": "a record"}'
+    path = write_ndjson(tmp_path / "plan.ndjson", records)
+    job = create_job(journal, path, "test", 50)
+    executed: list[str] = []
+    journal._conn.set_trace_callback(executed.append)
+    urls = {g: f"http://fake/{g}" for g in ("search", "transaction", "import", "bulk", "export")}
+    async with client(urls, Flaky()) as api:
+        job = await run_job(journal, job.id, api, FAST)
+    c = job.counts
+    assert job.state == DONE and (c.completed, c.failed, c.invalid) == (398, 1, 1)
+    for states_ in (None, [FAILED], [INVALID], [UNKNOWN], [SUPERSEDED], [FAILED, INVALID]):
+        list(journal.lines(job.id, states=states_, after=200, limit=100))
+        journal.count_lines(job.id, states=states_)
+    list(journal.lines(job.id, states=[FAILED], retryable=True, limit=100))
+    journal.retry_retryable(job.id)
+    journal.jobs()
+    journal._conn.set_trace_callback(None)
+
+    plans: dict[str, list[str]] = {}
+    for sql in {s for s in executed if " lines" in s or "identities" in s}:
+        if sql.startswith(("SELECT", "UPDATE", "INSERT", "WITH")):
+            rows = journal._conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
+            plans[sql] = [row[3] for row in rows]
+    # A SCAN reads the whole table; a SEARCH on the primary key by job alone reads the
+    # whole job (the first job's plan for take_batch, before its index was named).
+    whole = ("SCAN lines", "SCAN identities", "SEARCH lines USING PRIMARY KEY (job_id=?)")
+    scans = {sql: plan for sql, plan in plans.items()
+             if any(step.startswith(whole) and step.endswith(("lines", "identities", "(job_id=?)"))
+                    for step in plan)}  # fmt: skip
+    assert scans == {}
+    used = " ".join(step for plan in plans.values() for step in plan)
+    for index in ("lines_to_send", "lines_due", "lines_by_outcome", "lines_to_fix",
+                  "lines_by_batch"):  # fmt: skip
+        assert index in used, index
