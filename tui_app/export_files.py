@@ -25,6 +25,7 @@ from tui_app.contract.bulk import BulkItem
 from tui_app.contract.export import ExportResponse
 from tui_app.contract.profile import PROFILE_ROOTS
 from tui_app.contract.profile_sets import RECORD_MODELS, Record
+from tui_app.private_files import open_private, safe_cell
 from tui_app.wire.ndjson import dumps_line, read_lines
 
 ROOTS = {model.kind: root for root, model in PROFILE_ROOTS.items()}
@@ -38,10 +39,12 @@ RecordType = type[Record]
 def save_export(response: ExportResponse, path: Path) -> list[Path]:
     """Write an export to ``path``: one JSON document when it ends in ``.json``; for
     ``.csv``, one file per data set beside it, named ``<stem>-<data set>.csv``. Returns the
-    files written; raises ``ValueError`` for another suffix."""
+    files written, each 0600 (an export holds personal data); raises ``ValueError`` for
+    another suffix."""
     suffix = path.suffix.lower()
     if suffix == ".json":
-        path.write_text(response.model_dump_json(indent=2, exclude_none=True) + "\n", "utf-8")
+        with open_private(path, "w", encoding="utf-8") as file:
+            file.write(response.model_dump_json(indent=2, exclude_none=True) + "\n")
         return [path]
     if suffix == ".csv":
         return [
@@ -52,9 +55,10 @@ def save_export(response: ExportResponse, path: Path) -> list[Path]:
 
 
 def write_csv(path: Path, records: list[dict[str, Any]]) -> Path:
-    """``records`` as a CSV file with a header row (an empty data set gives an empty file)."""
+    """``records`` as a CSV file with a header row (an empty data set gives an empty file),
+    0600, its cells neutralised where a spreadsheet would run them as formulas."""
     columns = list(dict.fromkeys(key for record in records for key in record))
-    with path.open("w", encoding="utf-8", newline="") as file:
+    with open_private(path, "w", encoding="utf-8", newline="") as file:
         if columns:
             writer = csv.writer(file)
             writer.writerow(columns)
@@ -66,8 +70,8 @@ def _cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, dict | list | bool):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return str(value)
+        return safe_cell(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    return safe_cell(str(value))
 
 
 # --- profiles ----------------------------------------------------------------------------
