@@ -18,7 +18,7 @@ import pytest
 from bulk_support import agent, agents, envelope, received, write_ndjson, write_served_config
 from sandbox_server import serve
 
-from tui_app.bulk.journal import DONE, STOPPED, Journal, journal_path
+from tui_app.bulk.journal import STOPPED, Journal, journal_path
 from tui_app.bulk.pipeline import DELAYS_VARIABLE
 from tui_app.cli import main
 from tui_app.config import data_dir
