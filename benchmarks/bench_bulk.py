@@ -14,8 +14,13 @@
 Each phase runs in its own process, so its peak RSS (``ru_maxrss``) is its own; the RSS
 after imports is shown beside it, the difference being what the work itself held.
 
+4. **Scaling** (``--scale-to N``): the end-to-end phase again with ``N`` records (a new file,
+   a fresh sandbox and journal), and a line comparing the two sizes: records/s and client
+   CPU per record at each, and their ratios. A job whose per-record cost grows with its
+   size shows a ratio well under 1 for records/s and over 1 for CPU.
+
     .venv/bin/python benchmarks/bench_bulk.py [--records 100000] [--concurrency 4]
-        [--json PATH]
+        [--scale-to 1000000] [--json PATH]
 """
 
 from __future__ import annotations
@@ -160,14 +165,40 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         results["file"] = {"mib": data.stat().st_size / (1024 * 1024),
                            "build_s": time.perf_counter() - built}  # fmt: skip
         results["validate"] = child("validate", str(data))
-        with served(Path(tmp) / "sandbox.db", "--size", "300") as server:
-            cpu0 = cpu_seconds(server.process)
-            results["pipeline"] = child(
-                "pipeline", str(data), server.url, str(args.concurrency), str(Path(tmp) / "j.db")
-            )
-            cpu1 = cpu_seconds(server.process)
-            results["server_cpu_s"] = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+        results["pipeline"], results["server_cpu_s"] = end_to_end(Path(tmp), data, args)
+        if args.scale_to:
+            data.unlink()
+            big = Path(tmp) / "scaled.ndjson"
+            write_records(big, args.scale_to)
+            results["scaled"], results["scaled_server_cpu_s"] = end_to_end(Path(tmp), big, args)
     return results
+
+
+def end_to_end(folder: Path, data: Path, args: argparse.Namespace) -> tuple[dict, float | None]:
+    """The pipeline phase against a fresh sandbox and journal; its figures and the
+    sandbox's CPU seconds."""
+    for stale in folder.glob("sandbox.db*"):
+        stale.unlink()
+    journal = folder / "j.db"
+    journal.unlink(missing_ok=True)
+    with served(folder / "sandbox.db", "--size", "300") as server:
+        cpu0 = cpu_seconds(server.process)
+        found = child("pipeline", str(data), server.url, str(args.concurrency), str(journal))
+        cpu1 = cpu_seconds(server.process)
+    return found, None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+
+
+def scaling_line(small: dict[str, Any], big: dict[str, Any]) -> str:
+    """Records/s and client CPU per record at two sizes, and how they compare."""
+    cpu_small = small["cpu_s"] / small["lines"] * 1e6
+    cpu_big = big["cpu_s"] / big["lines"] * 1e6
+    return (
+        f"scaling: {small['lines']:,} -> {big['lines']:,} records: "
+        f"{small['rec_per_s']:,.0f} -> {big['rec_per_s']:,.0f} rec/s "
+        f"(ratio {big['rec_per_s'] / small['rec_per_s']:.2f}); client CPU "
+        f"{cpu_small:.0f} -> {cpu_big:.0f} us/record (ratio {cpu_big / cpu_small:.2f}); "
+        f"peak RSS {small['peak_rss_mib']:.0f} -> {big['peak_rss_mib']:.0f} MiB"
+    )
 
 
 def report(results: dict[str, Any]) -> str:
@@ -200,9 +231,13 @@ def report(results: dict[str, Any]) -> str:
         ),  # fmt: skip
         f"end to end: {p['requests']:,} requests, job {p['state']}; {p['completed']:,} completed, "
         f"{p['failed']:,} failed, {p['invalid']:,} invalid; journal {p['journal_mib']:.1f} MiB; "
-        "sandbox CPU "
-        + ("n/a" if results["server_cpu_s"] is None else f"{results['server_cpu_s']:.1f} s"),
+        f"client CPU {p['cpu_s'] / p['lines'] * 1e6:.0f} us/record; sandbox CPU "
+        + ("n/a" if results["server_cpu_s"] is None
+           else f"{results['server_cpu_s']:.1f} s "
+                f"({results['server_cpu_s'] / p['lines'] * 1e6:.0f} us/record)"),
     ]
+    if "scaled" in results:
+        out.append(scaling_line(p, results["scaled"]))
     return "\n".join(out)
 
 
@@ -210,6 +245,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--scale-to", type=int, help="also run end to end with this many "
+                        "records and compare (e.g. 1000000)")
     parser.add_argument("--json", type=Path, help="also write every figure as JSON here")
     parser.add_argument("--phase", nargs="+", help=argparse.SUPPRESS)  # a child's work
     args = parser.parse_args()
@@ -225,8 +262,10 @@ def main() -> int:
     print(report(results))
     if args.json:
         write_json(args.json, results)
-    p = results["pipeline"]
-    return 0 if p["state"] == "DONE" and p["completed"] == args.records else 1
+    runs = [(results["pipeline"], args.records)]
+    if args.scale_to:
+        runs.append((results["scaled"], args.scale_to))
+    return 0 if all(p["state"] == "DONE" and p["completed"] == n for p, n in runs) else 1
 
 
 if __name__ == "__main__":

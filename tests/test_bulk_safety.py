@@ -311,3 +311,30 @@ async def test_the_hot_queries_read_through_their_indexes(journal, tmp_path):
     for index in ("lines_to_send", "lines_due", "lines_by_outcome", "lines_to_fix",
                   "lines_by_batch"):  # fmt: skip
         assert index in used, index
+
+
+# --- sending: as written, or rebuilt in the bulk spelling ------------------------------
+
+
+async def test_lines_in_the_bulk_spelling_go_as_written_others_are_rebuilt(
+    plain, journal, tmp_path
+):
+    server, db = plain
+    bare = agent("SEND-1", 750_001)
+    pascal = {"ProfileKey": "SEND-2", "Ssn": "750000002",
+              "BusinessAddress": {"StreetAddress1": "1 Main St", "City": "Austin",
+                                  "State": "TX", "Zip": "73301"},
+              "Demographic": {"EmpStatus": "7040", "FirstName": "Ada", "LastName": "Lane"}}  # fmt: skip
+    wrapped = envelope(agent("SEND-3", 750_003), ref="0b5e4a8e-1111-4222-8333-444455556666")
+    path = write_ndjson(tmp_path / "send.ndjson", [bare, pascal, wrapped])
+    raw = path.read_bytes().splitlines()
+    job = await run(journal, path, client(server.urls))
+    assert job.counts.completed == 3
+    refs = {line.line: line.client_ref_id for line in journal.lines(job.id)}
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        sent = dict(conn.execute("SELECT client_ref_id, raw FROM bulk_items WHERE"
+                                 " client_ref_id IN (?, ?, ?)", tuple(refs.values())))  # fmt: skip
+    assert sent[refs[1]] == f'{{"clientRefId":"{refs[1]}","data":{{"agent":{raw[0].decode()}}}}}'
+    assert sent[refs[3]] == raw[2].decode()  # byte for byte
+    rebuilt = json.loads(sent[refs[2]])["data"]["agent"]
+    assert rebuilt["profileKey"] == "SEND-2" and rebuilt["demographic"]["firstName"] == "Ada"
