@@ -59,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
         help="time an order spends in each stage of its lifecycle",
     )
     serve.add_argument("--import-rules", help="TOML file of sections required per import")
+    serve.add_argument("--dialect", choices=("native", "minimal"), default="native",
+                       help="shape of the answers: native, or the barest the spec allows")
     serve.add_argument("--today", type=date.fromisoformat,
                        help="anchor the synthetic licenses' dates (YYYY-MM-DD); default: the "
                        "date the database is first seeded")
@@ -200,4 +202,5 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         latency_ms=args.latency_ms,
         step_seconds=args.step_seconds, today=args.today,
         import_rules=Path(args.import_rules) if args.import_rules else None,
+        dialect=args.dialect,
     )

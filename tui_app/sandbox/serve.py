@@ -18,6 +18,7 @@ from pathlib import Path
 import uvicorn
 
 from tui_app.sandbox.app import Sandbox, SandboxSettings, create_app
+from tui_app.sandbox.dialect import wrap
 
 
 def serve(
@@ -33,6 +34,7 @@ def serve(
     step_seconds: float,
     today: date | None,
     import_rules: Path | None,
+    dialect: str = "native",
 ) -> int:
     settings = SandboxSettings(
         db_path=db,
@@ -57,7 +59,7 @@ def serve(
         sock.close()
         print(f"producer-tui: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
         return 2
-    server = _Server(uvicorn.Config(app, log_level="warning"))
+    server = _Server(uvicorn.Config(wrap(app, dialect), log_level="warning"))
     return asyncio.run(_run(server, sock, host))
 
 
