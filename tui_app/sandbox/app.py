@@ -290,7 +290,11 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
     )
     async def agency_search(request: Request) -> Response:
         query = await _body(request, AgencySearch, "AgencySearch")
-        return _answer(request, await asyncio.to_thread(sandbox.registry.search_agencies, query))
+        try:
+            found = await asyncio.to_thread(sandbox.registry.search_agencies, query)
+        except registry.SearchRefused as exc:
+            raise HttpError(400, str(exc), exc.errors) from None
+        return _answer(request, found)
 
     async def _full(request: Request, kind: str, Npn: Any, CostCenter: str | None) -> Response:
         query = _query(FullRecordQuery, {"Npn": Npn, "CostCenter": CostCenter})
