@@ -8,6 +8,7 @@ bound for JSON Schema and for the generated forms.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -302,6 +303,13 @@ def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
             return annotation, meta
 
 
+@functools.cache
+def _hints(model: type[BaseModel]) -> dict[str, Any]:
+    import typing
+
+    return typing.get_type_hints(model, include_extras=True)
+
+
 def _join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
@@ -319,7 +327,7 @@ def warnings(
     if not isinstance(data, Mapping):
         return []
     found: list[tuple[str, str]] = []
-    hints = typing.get_type_hints(model, include_extras=True)
+    hints = _hints(model)
     for name, info in model.model_fields.items():
         value = data.get(name)
         if value is None and info.alias:
