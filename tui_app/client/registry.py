@@ -431,10 +431,13 @@ def _raw(response: httpx.Response) -> str:
 
 def _error_body(response: httpx.Response) -> tuple[str | None, list[FieldError]]:
     """The message and field errors of an error body: ``{"message", "errors": [{"path",
-    "message"}]}`` as the sandbox writes it, or FastAPI's ``{"detail": ...}``."""
+    "message"}]}`` as the sandbox writes it, or FastAPI's ``{"detail": ...}``. A body that
+    is not JSON, or nests too deeply to read safely, gives neither."""
+    from tui_app.wire.json import load_json_value
+
     try:
-        body = response.json()
-    except ValueError:
+        body = load_json_value(response.content)
+    except WireError:
         return None, []
     if not isinstance(body, dict):
         return None, []
