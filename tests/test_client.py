@@ -522,3 +522,14 @@ async def test_every_endpoint_uses_its_groups_url():
         assert (await client.bulk_status("abc")).processingStatus == "PENDING"
         await client.export_agent({"profileKey": "K", "dataSets": ["Address"]})
         await client.export_agency({"profileKey": "K", "dataSets": ["Firm"]})
+
+
+async def test_an_order_answer_without_the_clients_number_gets_the_one_asked_for():
+    # Issue 10, item 1: orderDetails' members are "not shown"; screens and tracking key
+    # orders by the client's number, which the client knows.
+    rec = Recorder(ok({"order": {"orderDetails": {"status": "RECEIVED"}}}))
+    async with make_client(rec) as client:
+        filed = await client.submit_order(ORDER)
+        asked = await client.order_status("A7")
+    assert filed.order.orderDetails.clientOrderNum == "A1"
+    assert asked.order.orderDetails.clientOrderNum == "A7"

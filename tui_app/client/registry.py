@@ -188,13 +188,14 @@ class RegistryClient:
             if value:
                 setattr(valid.data, name, format_date(value, self.date_format))
         body = self._encode(valid, "Order")
-        return await self._call(
+        answer = await self._call(
             "POST", "transaction", "/order", OrderResponse, body=body, safe=False
         )
+        return _with_order_num(answer, valid.tlq.clientOrderNum)
 
     async def order_status(self, order_num: str) -> OrderResponse:
         query = _valid(OrderStatusQuery, {"order_num": order_num})
-        return await self._call(
+        answer = await self._call(
             "GET",
             "transaction",
             "/order/status",
@@ -202,6 +203,7 @@ class RegistryClient:
             params=query.model_dump(),
             safe=True,
         )
+        return _with_order_num(answer, order_num)
 
     # --- single profile import (always XML) -------------------------------------------
 
@@ -348,6 +350,15 @@ class RegistryClient:
         if self._on_request is not None:
             elapsed = (time.perf_counter() - start) * 1000
             self._on_request(RequestLog(method, url, status, elapsed, attempt, error))
+
+
+def _with_order_num(answer: OrderResponse, client_order_num: str) -> OrderResponse:
+    """The spec does not say what ``orderDetails`` holds: when the service leaves out the
+    client's order number, it is the one this request named."""
+    details = answer.order.orderDetails
+    if details.clientOrderNum is None:
+        details.clientOrderNum = client_order_num
+    return answer
 
 
 class _Retryable(Exception):
