@@ -570,3 +570,16 @@ def test_export_response_reads_data_sets_or_null() -> None:
     assert [d.name for d in response.dataSets] == ["License"]
     assert response.dataSets[0].records == [{"State": "CA"}]
     assert ExportResponse.model_validate({"dataSets": None}).dataSets is None
+
+
+def test_bulk_lines_accept_either_key_spelling_and_are_written_camel_case() -> None:
+    # Issue 10, item 8, decided: both spellings are read; bulk is written camelCase.
+    pascal = {"ProfileKey": "PK-1", "Ssn": "900000001",
+              "Demographic": {"EmpStatus": 7040, "FirstName": "A", "LastName": "B"}}
+    item = accepted(BulkItem, {"clientRefId": GUID, "data": {"agent": pascal}})
+    line = item.to_line()["data"]["agent"]
+    assert line["profileKey"] == "PK-1" and line["demographic"]["empStatus"] == "7040"
+    agency = accepted(BulkItem, {"clientRefId": GUID, "data": {"agency": {
+        "profileKey": "F-1", "tin": "900000002",
+        "demographic": {"firmName": "F", "status": "7041"}}}})
+    assert agency.to_line()["data"]["agency"]["demographic"]["status"] == 7041

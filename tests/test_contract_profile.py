@@ -638,3 +638,15 @@ def test_dynamic_data_must_be_an_object(model: type[BaseModel], base: dict) -> N
     assert accepted(model, {**base, "DynamicData": {"any": ["thing", 1]}}).DynamicData == {
         "any": ["thing", 1]
     }
+
+
+@pytest.mark.parametrize("value", ["05/31/2024", "2024-05-31", "31 May 2024"])
+def test_xml_dates_are_any_text_with_a_warning_and_bulk_ones_stay_iso(value: str) -> None:
+    # Issue 10, item 5: "Dates in the XML are strings"; bulk date-times are ISO 8601.
+    data = {**AGENT_XML, "Demographic": {**AGENT_DEMOGRAPHIC, "DateOfBirth": value}}
+    record = accepted(AgentRecord, data, XML)
+    assert record.Demographic.DateOfBirth == value
+    assert [p for p, _ in warnings(AgentRecord, data, XML)] == ["Demographic.DateOfBirth"]
+    bulk = {**AGENT, "Demographic": {**AGENT_DEMOGRAPHIC, "DateOfBirth": value}}
+    assert problems(AgentRecord, bulk) == [
+        ("Demographic.DateOfBirth", "must be an ISO 8601 date-time such as 2024-05-31T00:00:00")]
