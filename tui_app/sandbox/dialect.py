@@ -208,11 +208,6 @@ def _order(data: dict[str, Any]) -> dict[str, Any]:
         m = _ISO_STAMP.fullmatch(stamp) if isinstance(stamp, str) else None
         if m:
             details["statusDate"] = f"{m.group(1)} {m.group(2)}"
-        if updated:
-            details["message"] = (
-                f"{details.get('message') or 'the order was updated'}; "
-                f"its status is now {details.get('status')}"
-            )
         details["gatewayRef"] = {"system": "sandbox-minimal", "updatedExisting": bool(updated)}
     return data
 
