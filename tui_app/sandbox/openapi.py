@@ -86,13 +86,15 @@ ERRORS = {
 }
 
 
-def _fix(node: Any) -> Any:
+def _fix(node: Any, request: bool) -> Any:
     """Pydantic writes some numeric bounds as ``ge`` / ``le``; JSON Schema says
-    ``minimum`` / ``maximum``. Free text gets the XML-text pattern, and ``DynamicData``
-    the free-form object's schema."""
+    ``minimum`` / ``maximum``. In requests, free text gets the XML-text pattern, and
+    ``DynamicData`` the free-form object's schema."""
     if isinstance(node, dict):
-        out = {_NUMERIC.get(k, k) if k in _NUMERIC and "type" in node else k: _fix(v)
+        out = {_NUMERIC.get(k, k) if k in _NUMERIC and "type" in node else k: _fix(v, request)
                for k, v in node.items()}
+        if not request:
+            return out
         if out.get("type") == "string" and not {"pattern", "enum", "format", "const"} & set(out):
             out["pattern"] = XML_TEXT
         props = out.get("properties")
@@ -103,13 +105,27 @@ def _fix(node: Any) -> Any:
                                              {"type": "null"}]}
         return out
     if isinstance(node, list):
-        return [_fix(v) for v in node]
+        return [_fix(v, request) for v in node]
     return node
 
 
+_NAMES: dict[type[BaseModel], str] = {}
+"""Component name of each model (pydantic qualifies a name two models share)."""
+
+
 def _ref(model: type[BaseModel] | str) -> dict[str, str]:
-    name = model if isinstance(model, str) else model.__name__
+    name = model if isinstance(model, str) else _NAMES.get(model, model.__name__)
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _refs(node: Any) -> list[str]:
+    """Names of the components ``node`` refers to."""
+    if isinstance(node, dict):
+        out = [node["$ref"].rsplit("/", 1)[1]] if isinstance(node.get("$ref"), str) else []
+        return out + [n for v in node.values() for n in _refs(v)]
+    if isinstance(node, list):
+        return [n for v in node for n in _refs(v)]
+    return []
 
 
 def _xml(model: type[BaseModel], root: str) -> dict[str, Any]:
@@ -188,6 +204,7 @@ def operations(settings: SandboxSettings) -> dict[tuple[str, str], dict[str, Any
         "when it is processed; a bad record FAILS in the status, naming its fields.",
         "minItems": 1,
         "maxItems": settings.max_bulk_records,
+        "uniqueItems": True,
         "items": _ref("BulkEnvelope"),
         "example": [EXAMPLE_ENVELOPE],
     }
@@ -334,6 +351,38 @@ def _xml_example(root: str, data: dict[str, Any]) -> str:
     return dump_xml_dict(root, data).decode("utf-8")
 
 
+# --- the search types' required fields (interface rule 1) as JSON Schema ---
+
+_FILLED = {"type": "string", "pattern": "\\S"}
+_JURISDICTION = _FILLED  # any code: an unknown one finds nothing (the contract warns)
+
+
+def _when(kind: str, then: dict[str, Any] | bool) -> dict[str, Any]:
+    return {"if": {"properties": {"SearchType": {"const": kind}}, "required": ["SearchType"]},
+            "then": then}
+
+
+def _needs(**fields: dict[str, Any]) -> dict[str, Any]:
+    return {"required": sorted(fields), "properties": fields}
+
+
+SEARCH_RULES = {
+    AgentSearch: [
+        _when("NAME", _needs(FirstName=_FILLED, LastName=_FILLED)),
+        _when("SSN", _needs(LastName=_FILLED, Ssn=_FILLED)),
+        _when("NPN", _needs(Npn={"type": "integer"})),
+        _when("LICENSE", _needs(LicenseJurisdiction=_JURISDICTION, LicenseNumber=_FILLED)),
+    ],
+    AgencySearch: [
+        _when("NAME", _needs(FirmName=_FILLED, FirmFein={"type": "string", "minLength": 1})),
+        _when("SSN", _needs(FirmFein={**_FILLED, "pattern": "[0-9]"})),
+        _when("NPN", False),  # no field for the number: read the firm with GET /agency
+        _when("LICENSE", _needs(LicenseJurisdiction=_JURISDICTION, LicenseNumber=_FILLED)),
+    ],
+}
+"""Which fields each SearchType needs (non-blank), as the sandbox checks them."""
+
+
 BULK_ENVELOPE = {
     "type": "object",
     "required": ["clientRefId", "data"],
@@ -355,14 +404,25 @@ def document(app: FastAPI, settings: SandboxSettings) -> dict[str, Any]:
 
     doc = get_openapi(title=app.title, version=app.version, description=app.description,
                       routes=app.routes)
-    schemas: dict[str, Any] = {}
-    for mode, models in (("validation", REQUEST_MODELS), ("serialization", RESPONSE_MODELS)):
-        for model in models:
-            found = model.model_json_schema(
-                ref_template="#/components/schemas/{model}", mode=mode)
-            schemas.update(found.pop("$defs", {}))
-            schemas[model.__name__] = found
-    schemas = _fix(schemas)
+    from pydantic.json_schema import models_json_schema
+
+    pairs = [(m, "validation") for m in REQUEST_MODELS]
+    pairs += [(m, "serialization") for m in RESPONSE_MODELS]
+    keys, found = models_json_schema(pairs, ref_template="#/components/schemas/{model}")
+    schemas: dict[str, Any] = found["$defs"]
+    for (model, _mode), ref in keys.items():
+        _NAMES[model] = ref["$ref"].rsplit("/", 1)[1]
+    # Request schemas (and what they use) get the request-only rules.
+    todo = [_NAMES[m] for m in REQUEST_MODELS]
+    reached: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo.extend(_refs(schemas[name]))
+    schemas = {name: _fix(schema, name in reached) for name, schema in schemas.items()}
+    for model, rules in SEARCH_RULES.items():
+        schemas[_NAMES[model]]["allOf"] = rules
     schemas["BulkEnvelope"] = BULK_ENVELOPE
     schemas["DynamicData"] = DYNAMIC
     schemas["Error"] = ERROR_SCHEMA

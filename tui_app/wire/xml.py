@@ -153,6 +153,8 @@ def load_xml_data(
     if found not in roots:
         expected = " or ".join(f"<{r}>" for r in roots)
         raise WireError(f"expected the root element {expected}, found <{found}>")
+    if len(element) == 0 and (element.text or "").strip():
+        raise WireError(f"<{found}> holds text; its fields go in child elements")
     return _model_dict(element, model_cls)
 
 
