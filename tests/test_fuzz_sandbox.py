@@ -64,10 +64,12 @@ def test_schemathesis_finds_no_server_error_no_schema_break_and_a_2xx_everywhere
         doc = httpx.get(server.url + "/openapi.json").json()
         # The export examples name the profiles of the import examples: import them first.
         for path in ("/producerimport/v1/agents", "/producerimport/v1/agencies"):
-            example = doc["paths"][path]["post"]["requestBody"]["content"]["application/xml"]
-            answer = httpx.post(server.url + path, content=example["example"],
-                                headers={"Content-Type": "application/xml"})
-            assert b"<Success>true</Success>" in answer.content
+            body = doc["paths"][path]["post"].get("requestBody", {})
+            example = body.get("content", {}).get("application/xml", {}).get("example")
+            if example:
+                answer = httpx.post(server.url + path, content=example,
+                                    headers={"Content-Type": "application/xml"})
+                assert b"<Success>true</Success>" in answer.content
         config = tmp_path / "schemathesis.toml"
         config.write_text(CONFIG)
         reports = tmp_path / "reports"
