@@ -1,10 +1,12 @@
 """Shared fixtures. Config isolation is autouse: no test may read or write a developer's
 own config or data folder."""
 
+import inspect
 import shutil
 from pathlib import Path
 
 import pytest
+import sandbox_server
 
 from tui_app.ui.scenes import SCENE_DAY
 
@@ -38,10 +40,59 @@ def seeded_sandbox_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+# --- both sandbox dialects (issue 10) --------------------------------------------------
+#
+# Integration tests of the client, the CLI and the screens run against the sandbox in each
+# of its dialects: "native" and "minimal" (tui_app/sandbox/dialect.py). Which tests:
+DIALECT_UI_MODULES = frozenset({
+    "test_ui_search.py", "test_ui_orders.py", "test_ui_profiles.py", "test_ui_export.py",
+    "test_ui_bulk.py", "test_ui_records.py", "test_dialects.py",
+})
+"""Modules whose ``ui_app`` tests run on the embedded sandbox in both dialects (snapshot
+and settings tests keep the native one: their pictures are of our own shapes)."""
+SERVED_FIXTURES = {"test_bulk_cli.py": "sandbox", "test_bulk_pipeline.py": "sandbox",
+                   "test_dialects.py": "served_sandbox"}
+"""Per module, its module-scoped fixture that serves the sandbox: it is started once per
+dialect. Tests of these modules that call ``serve()`` themselves run in both too."""
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    module = metafunc.definition.path.name
+    served = SERVED_FIXTURES.get(module)
+    if served and served in metafunc.fixturenames:
+        metafunc.parametrize(served, sandbox_server.DIALECTS, indirect=True, scope="module")
+    elif (served and "serve(" in inspect.getsource(metafunc.function)) or (
+        module in DIALECT_UI_MODULES and "ui_app" in metafunc.fixturenames
+    ):
+        if "sandbox_dialect" not in metafunc.fixturenames:
+            metafunc.fixturenames.append("sandbox_dialect")
+        metafunc.parametrize("sandbox_dialect", sandbox_server.DIALECTS, indirect=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """A served-sandbox fixture parametrized above starts the sandbox in its dialect."""
+    param = getattr(request, "param", None)
+    if fixturedef.argname in SERVED_FIXTURES.values() and param in sandbox_server.DIALECTS:
+        sandbox_server.DIALECT = param
+    yield
+
+
 @pytest.fixture
-def ui_app(config_file: Path, seeded_sandbox_db: Path):
+def sandbox_dialect(request: pytest.FixtureRequest):
+    """The sandbox dialect of this test ("native" unless parametrized): the embedded one
+    of ``ui_app`` and any sandbox the test serves itself."""
+    dialect = getattr(request, "param", "native")
+    sandbox_server.DIALECT = dialect
+    yield dialect
+    sandbox_server.DIALECT = "native"
+
+
+@pytest.fixture
+def ui_app(config_file: Path, seeded_sandbox_db: Path, sandbox_dialect: str):
     """A factory of ``ProducerApp`` on the embedded sandbox, its database copied from the
-    session's seeded one, so each test starts from the same registry."""
+    session's seeded one, so each test starts from the same registry; in the test's
+    sandbox dialect."""
     from tui_app.config import data_dir, load_config
     from tui_app.ui.app import ProducerApp
 
@@ -50,6 +101,10 @@ def ui_app(config_file: Path, seeded_sandbox_db: Path):
     shutil.copyfile(seeded_sandbox_db, target)
 
     def make(**kwargs) -> ProducerApp:
-        return ProducerApp(load_config(), today=UI_TODAY, **kwargs)
+        config = load_config()
+        for name, env in config.environments.items():
+            if env.embedded:
+                config.environments[name] = env.model_copy(update={"dialect": sandbox_dialect})
+        return ProducerApp(config, today=UI_TODAY, **kwargs)
 
     return make

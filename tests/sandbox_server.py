@@ -12,6 +12,11 @@ from tui_app.sandbox.process import ServedSandbox, served
 
 TODAY = "2026-11-21"
 
+DIALECTS = ("native", "minimal")
+DIALECT = "native"
+"""The dialect :func:`serve` starts the sandbox in; tests/conftest.py sets it for each of
+the dialects an integration test runs against."""
+
 
 class Server(ServedSandbox):
     @property
@@ -26,6 +31,8 @@ class Server(ServedSandbox):
 
 @contextmanager
 def serve(db: Path, *args: str) -> Iterator[Server]:
-    """A small registry (300 individuals) on a fixed date, plus ``args``."""
-    with served(db, "--size", "300", "--today", TODAY, *args) as sandbox:
+    """A small registry (300 individuals) on a fixed date, in :data:`DIALECT`, plus
+    ``args``."""
+    dialect = () if "--dialect" in args else ("--dialect", DIALECT)
+    with served(db, "--size", "300", "--today", TODAY, *dialect, *args) as sandbox:
         yield Server(sandbox.url, sandbox.process, sandbox.startup_seconds)

@@ -130,12 +130,144 @@ async def test_invalid_input_is_refused_before_sending():
     assert [str(e) for e in info.value.errors] == ["tlq.juris: must be exactly 2 characters, not 3"]
 
 
-async def test_firm_search_by_npn_is_refused_with_a_clear_message():
-    rec = Recorder(ok({}))
+async def test_firm_search_by_ssn_and_npn_are_sent_as_the_interface_allows():
+    # Issue 10, item 6: both are in the firm search's enum; the client refuses neither.
+    answer = {"NiprFirmsSummaryInfo": {"Firms": [{"Npn": 19000002}]}}
+    rec = Recorder(ok(answer))
     async with make_client(rec) as client:
-        with pytest.raises(InvalidInput, match="read a firm by its NPN"):
-            await client.search_agencies({"SearchType": "NPN"})
-    assert rec.requests == []
+        found = await client.search_agencies({"SearchType": "SSN", "FirmFein": "00-0000001"})
+        await client.search_agencies({"SearchType": "NPN"})
+    assert found.NiprFirmsSummaryInfo.Firms[0].Npn == 19000002
+    assert [json.loads(r.content) for r in rec.requests] == [
+        {"SearchType": "SSN", "FirmFein": "00-0000001"}, {"SearchType": "NPN"}]
+
+
+# --- issue 10: reading tolerantly -------------------------------------------------------
+
+NIPR_SHAPED = {
+    "NiprFullInfo": {
+        "TransactionType": {"Type": "Entity Info", "Vendor": "NIPR"},
+        "Producer": {"NPN": "19000001", "Comment": None},
+        "Biographic": {"FirstName": "Avery", "BirthDate": "1980-01-31"},
+        "Organization": None,
+        "AddressInfo": {"Addresses": [{"Line1": "1 Main", "AddressTypeCode": "BUS"}]},
+        "LicenseData": {"Licenses": [{"LicenseNumber": "0H19001", "LOAs": {"LOA": ["Life"]},
+                                      "LinesOfAuthority": None}]},
+        "Extra": {"Deep": [1, {"x": None}]},
+    }
+}
+
+
+async def test_a_record_without_the_members_we_chose_is_read_with_everything_kept():
+    # Issue 10, item 1: Npn, EntityType, an address's Type and a license's State are
+    # members the spec never defines; unknown members are kept.
+    async with make_client(Recorder(ok(NIPR_SHAPED))) as client:
+        info = (await client.get_agent(19000001)).NiprFullInfo
+    assert info.Producer.Npn is None and info.Producer.EntityType is None
+    assert info.Producer.model_extra == {"NPN": "19000001", "Comment": None}
+    assert info.Organization == []
+    assert info.AddressInfo.Addresses[0].Type is None
+    assert info.AddressInfo.Addresses[0].model_extra == {"AddressTypeCode": "BUS"}
+    lic = info.LicenseData.Licenses[0]
+    assert lic.State is None and lic.LinesOfAuthority == [] and lic.LOAs == {"LOA": ["Life"]}
+    assert info.model_extra == {"Extra": {"Deep": [1, {"x": None}]}}
+
+
+async def test_hits_and_orders_without_the_members_we_chose_are_read():
+    hits = {"IndividualsSummaryInfo": {"Individuals": [{"FirstName": "Ava"}]},
+            "AdditionalInfo": {"Entity": {"ResultCount": None, "Truncated": None}}}
+    order = {"order": {"orderDetails": {"state": "QUEUED"}, "itemDetails": None}}
+    rec = Recorder(ok(hits), ok(order))
+    async with make_client(rec) as client:
+        found = await client.search_agents({"SearchType": "NPN", "Npn": 1})
+        filed = await client.submit_order(ORDER)
+    assert found.IndividualsSummaryInfo.Individuals[0].Npn is None
+    assert found.AdditionalInfo.Entity.ResultCount == 0
+    assert filed.order.orderDetails.status is None
+    assert filed.order.orderDetails.model_extra == {"state": "QUEUED"}
+
+
+@pytest.mark.parametrize("root", [b"ImportResponse", b"Result", b"ns:Answer"])
+async def test_an_xml_answer_under_any_root_is_read(root):
+    # Issue 10, item 2: the spec names no XML root of the import answer.
+    body = (b"<?xml version='1.0'?><" + root + b"><Success>true</Success><Message>ok</Message>"
+            b"<Extra>1</Extra></" + root + b">")
+    if root.startswith(b"ns:"):
+        body = body.replace(b"<ns:Answer>", b'<ns:Answer xmlns:ns="urn:x">')
+    rec = Recorder(httpx.Response(200, content=body, headers={"Content-Type": "application/xml"}))
+    async with make_client(rec) as client:
+        result = await client.import_agent(AgentRecord(ProfileKey="K1", Ssn=SSN))
+    assert result.Success is True and result.Message == "ok"
+
+
+async def test_a_bad_answer_keeps_its_body_to_show():
+    async with make_client(Recorder(httpx.Response(200, content=b"<html>gateway</html>"))) as c:
+        with pytest.raises(BadResponse) as info:
+            await c.submit_order(ORDER)
+    assert info.value.body == "<html>gateway</html>"
+
+
+async def test_an_all_failed_bulk_status_with_another_word_and_odd_counts_is_read():
+    # Issue 10, item 3: FAILED for the whole request, counts that do not add up.
+    body = {"bulkRequestId": "b1", "processingStatus": "COMPLETE", "operationDetails": {
+        "status": "FAILED", "totalItems": 3, "success": 0, "failures": 2, "requestItems": [
+            {"clientRefId": "r1", "status": "FAILED", "retryable": False, "errorMessage": None},
+            {"clientRefId": "r2", "status": "Failure", "errorMessage": ["x", None]}]}}
+    async with make_client(Recorder(ok(body))) as client:
+        status = await client.bulk_status("b1")
+    assert status.complete
+    assert [i.status for i in status.operationDetails.requestItems] == ["FAILED", "FAILED"]
+    assert status.problems() == [
+        "totalItems is 3 but success + failures is 2", "2 records are listed for 3 items"]
+
+
+async def test_export_answers_without_data_set_types_are_read():
+    # Issue 10, item 4: a data set's type and the request's members are not required.
+    body = {"dataSets": [{"records": None, "profileKey": "K"}, {"$type": "X"}]}
+    rec = Recorder(ok(body))
+    async with make_client(rec) as client:
+        found = await client.export_agent({"dataSets": ["AgentAddressDataSet", "Whatever"]})
+    assert [d.dataSetType for d in found.dataSets] == [None, None]
+    assert found.dataSets[0].records == [] and found.dataSets[1].model_extra == {"$type": "X"}
+    assert json.loads(rec.requests[0].content) == {
+        "dataSets": ["AgentAddressDataSet", "Whatever"]}
+
+
+# --- issue 10: writing exactly -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("date_format", "sent"), [
+    ("MM/DD/YYYY", "01/31/1980"), ("YYYY-MM-DD", "1980-01-31"), ("YYYYMMDD", "19800131")])
+@pytest.mark.parametrize("typed", ["01/31/1980", "1980-01-31"])
+async def test_order_dates_typed_either_way_go_in_the_environments_date_format(
+    date_format, sent, typed
+):
+    rec = Recorder(ok(ORDER_RESPONSE))
+    client = RegistryClient(URLS, transport=httpx.MockTransport(rec), date_format=date_format)
+    async with client:
+        await client.submit_order({**ORDER, "data": {**ORDER["data"], "dateOfBirth": typed,
+                                                     "dateEffective": "soon"}})
+    data = json.loads(rec.requests[0].content)["data"]
+    assert data["dateOfBirth"] == sent
+    assert data["dateEffective"] == "soon"  # not a date we know: sent as typed
+
+
+async def test_habits_beyond_the_spec_do_not_block_a_request():
+    # Issue 10, item 5: each of these was refused before anything was sent.
+    rec = Recorder(ok(ORDER_RESPONSE), ok({"NiprFirmsSummaryInfo": {}}),
+                   ok({"order": {"orderDetails": {}}}))
+    odd_order = {"tlq": {**ORDER["tlq"], "juris": "ZZ", "userId": "  "},
+                 "data": {**ORDER["data"], "firstName": " ", "contactPhone": "555-01",
+                          "termCauseYN": "", "loa": ["x" * 101],
+                          "mailingAddress": {"mailState": "Ontario", "mailZip": "K1A 0B1"}}}
+    async with make_client(rec) as client:
+        await client.submit_order(odd_order)
+        await client.search_agencies({"SearchType": "LICENSE", "LicenseJurisdiction": "UK",
+                                      "LicenseNumber": "1"})
+        await client.order_status("")
+    assert len(rec.requests) == 3
+    assert json.loads(rec.requests[0].content)["tlq"]["juris"] == "ZZ"
+    assert rec.requests[2].url.params["order_num"] == ""
 
 
 async def test_xml_environment_sends_and_reads_xml():
@@ -390,3 +522,14 @@ async def test_every_endpoint_uses_its_groups_url():
         assert (await client.bulk_status("abc")).processingStatus == "PENDING"
         await client.export_agent({"profileKey": "K", "dataSets": ["Address"]})
         await client.export_agency({"profileKey": "K", "dataSets": ["Firm"]})
+
+
+async def test_an_order_answer_without_the_clients_number_gets_the_one_asked_for():
+    # Issue 10, item 1: orderDetails' members are "not shown"; screens and tracking key
+    # orders by the client's number, which the client knows.
+    rec = Recorder(ok({"order": {"orderDetails": {"status": "RECEIVED"}}}))
+    async with make_client(rec) as client:
+        filed = await client.submit_order(ORDER)
+        asked = await client.order_status("A7")
+    assert filed.order.orderDetails.clientOrderNum == "A1"
+    assert asked.order.orderDetails.clientOrderNum == "A7"

@@ -365,3 +365,43 @@ def test_config_imports_no_ui_or_optional_packages() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
     )
     assert result.stdout.strip() == "[]"
+
+
+# --- issue 10: date_format and the sandbox dialect -------------------------------------------
+
+
+def test_date_format_and_dialect_are_read_and_default_sensibly(config_file: Path) -> None:
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(dedent("""\
+        active = "sandbox"
+        [environments.sandbox]
+        embedded = true
+        dialect = "minimal"
+        date_format = "YYYY-MM-DD"
+        [environments.staging]
+        base_url = "https://registry.example.test"
+        """), encoding="utf-8")
+    config = load_config()
+    sandbox, staging = config.environments["sandbox"], config.environments["staging"]
+    assert (sandbox.dialect, sandbox.date_format) == ("minimal", "YYYY-MM-DD")
+    assert (staging.dialect, staging.date_format) == ("native", "MM/DD/YYYY")
+
+
+def test_the_date_formats_offered_are_those_the_client_can_send() -> None:
+    from typing import get_args
+
+    from tui_app.contract.dates import DATE_FORMATS
+
+    offered = get_args(Environment.model_fields["date_format"].annotation)
+    assert set(offered) == set(DATE_FORMATS)
+
+
+@pytest.mark.parametrize(("setting", "expected"), [
+    ('date_format = "DD/MM/YYYY"', "environments.sandbox.date_format: must be one of"),
+    ('dialect = "fancy"', "environments.sandbox.dialect: must be one of native, minimal"),
+])
+def test_a_bad_date_format_or_dialect_is_named(
+    config_file: Path, setting: str, expected: str
+) -> None:
+    text = f'active = "sandbox"\n[environments.sandbox]\nembedded = true\n{setting}\n'
+    assert expected in load_error(config_file, text)

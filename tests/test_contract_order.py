@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
+from tui_app.contract.base import warnings
 from tui_app.contract.errors import field_errors
 from tui_app.contract.order import Order, OrderData, OrderStatusQuery
 
@@ -100,7 +101,6 @@ TLQ_TABLE: list[tuple[str, list[Any], list[tuple[Any, str]]]] = [
             ("CAL", "must be exactly 2 characters, not 3"),
             ("C", "must be exactly 2 characters, not 1"),
             ("", "must be exactly 2 characters, not 0"),
-            ("ZZ", "must be a two-letter state code such as CA, not ZZ"),
             (1, "must be text"),
         ],
     ),
@@ -147,7 +147,6 @@ TLQ_TABLE: list[tuple[str, list[Any], list[tuple[Any, str]]]] = [
         ["u", "u" * 12, "user.name-1"],
         [
             ("", "is required"),
-            ("   ", "is required"),
             ("u" * 13, "must be at most 12 characters, not 13"),
         ],
     ),
@@ -166,6 +165,16 @@ def test_tlq_value_is_accepted(field: str, value: Any) -> None:
 @pytest.mark.parametrize(("field", "value", "message"), TLQ_REFUSED)
 def test_tlq_value_is_refused(field: str, value: Any, message: str) -> None:
     refused(Order, order({field: value}), f"tlq.{field}", message)
+
+
+def test_tlq_juris_unknown_code_and_blank_user_id_only_warn() -> None:
+    # Issue 10, item 5: juris is "exactly 2 chars" (enforced); the list of codes and
+    # "whitespace is empty" are habits of ours.
+    body = order({"juris": "ZZ", "userId": "   "})
+    assert problems(Order, body) == []
+    found = dict(warnings(Order, body))
+    assert "jurisdictions we know" in found["tlq.juris"]
+    assert found["tlq.userId"] == "holds only spaces; the service may treat it as empty"
 
 
 @pytest.mark.parametrize("field", list(TLQ))
@@ -195,7 +204,7 @@ def test_any_alphanumeric_client_order_num_of_1_to_20_is_accepted(num: str) -> N
     ).map("".join)
 )
 def test_any_client_order_num_with_a_non_alphanumeric_character_is_refused(num: str) -> None:
-    expected = "is required" if not num.strip() else "must contain letters and digits only"
+    expected = "is required" if not num else "must contain letters and digits only"
     assert problems(Order, order({"clientOrderNum": num})) == [("tlq.clientOrderNum", expected)]
 
 
@@ -224,15 +233,25 @@ def test_required_data_field_past_its_bound_is_refused(
 
 
 @pytest.mark.parametrize("field", [f for f, _, _ in DATA_REQUIRED])
-@pytest.mark.parametrize("how", ["missing", "null", "empty", "blank"])
+@pytest.mark.parametrize("how", ["missing", "null", "empty"])
 def test_required_data_field_absent_or_empty_is_refused(field: str, how: str) -> None:
     if how == "missing":
         body, message = without("data", field), "is required"
     elif how == "null":
         body, message = order(**{field: None}), "must be text"
     else:
-        body, message = order(**{field: "" if how == "empty" else "   "}), "is required"
+        body, message = order(**{field: ""}), "is required"
     refused(Order, body, f"data.{field}", message)
+
+
+@pytest.mark.parametrize("field", ["firstName", "lastName"])
+def test_required_name_of_spaces_is_sent_with_a_warning(field: str) -> None:
+    # Issue 10, item 5: the spec says "non-empty"; spaces only is our habit to question.
+    body = order(**{field: "   "})
+    assert problems(Order, body) == []
+    assert (f"data.{field}", "holds only spaces; the service may treat it as empty") in warnings(
+        Order, body
+    )
 
 
 @pytest.mark.parametrize("name", ["A", "Ada"])
@@ -314,11 +333,14 @@ def test_naic_number_is_digits_only(field: str, value: str) -> None:
     refused(Order, order(**{field: value}), f"data.{field}", "must contain digits only")
 
 
-def test_contact_phone_is_digits_only() -> None:
-    # A choice of the model: the spec says "string or null (tel), 0..10 chars".
-    refused(
-        Order, order(contactPhone="555-123-45"), "data.contactPhone", "must contain digits only"
-    )
+def test_contact_phone_not_digits_only_is_sent_with_a_warning() -> None:
+    # Issue 10, item 5: the spec says "string or null (tel), 0..10 chars"; digits only is
+    # our habit.
+    body = order(contactPhone="555-123-45")
+    assert accepted_order(body).data.contactPhone == "555-123-45"
+    assert warnings(Order, body) == [("data.contactPhone", "is usually digits only")]
+    refused(Order, order(contactPhone="5" * 11), "data.contactPhone",
+            "must be at most 10 characters, not 11")
 
 
 # --- data: fields with a lower bound or a fixed length ------------------------------------
@@ -345,7 +367,6 @@ STATE_CODE_FIELDS = ["insStateDomicile", "residentStateText"]
 STATE_CODE_REFUSED = [
     ("NYC", "must be exactly 2 characters, not 3"),
     ("N", "must be exactly 2 characters, not 1"),
-    ("XX", "must be a two-letter state code such as CA, not XX"),
 ]
 
 
@@ -373,9 +394,15 @@ def test_yes_no_field_accepts_y_or_n(field: str, value: str | None) -> None:
 
 
 @pytest.mark.parametrize("field", YES_NO_FIELDS)
-@pytest.mark.parametrize("value", ["y", "n", "YES", "X", ""])
+@pytest.mark.parametrize("value", ["y", "n", "YES", "X"])
 def test_yes_no_field_refuses_anything_else(field: str, value: str) -> None:
     refused(Order, order(**{field: value}), f"data.{field}", "must be one of Y or N")
+
+
+@pytest.mark.parametrize("field", YES_NO_FIELDS)
+def test_yes_no_field_may_be_empty(field: str) -> None:
+    # Issue 10, item 5: "0..1 chars; Y or N" allows the empty string.
+    assert getattr(accepted_order(order(**{field: ""})).data, field) == ""
 
 
 # --- dates: MM/DD/YYYY within "0..10 chars" (format chosen by the model) ------------------
@@ -390,20 +417,27 @@ def test_date_as_mm_dd_yyyy_is_accepted(field: str, value: str | None) -> None:
 
 
 @pytest.mark.parametrize("field", DATE_FIELDS)
-@pytest.mark.parametrize(
-    ("value", "message"),
-    [
-        ("1980-01-31", "must be a date as MM/DD/YYYY"),
-        ("31/01/1980", "must be a date as MM/DD/YYYY"),
-        ("02/30/1980", "must be a date as MM/DD/YYYY"),
-        ("02/29/2023", "must be a date as MM/DD/YYYY"),
-        ("01/31/80", "must be a date as MM/DD/YYYY"),
-        ("soon", "must be a date as MM/DD/YYYY"),
-        ("01/31/19800", "must be at most 10 characters, not 11"),
-    ],
-)
-def test_date_in_another_form_is_refused(field: str, value: str, message: str) -> None:
-    refused(Order, order(**{field: value}), f"data.{field}", message)
+@pytest.mark.parametrize("value", ["1980-01-31", "1/31/1980"])
+def test_date_typed_iso_or_short_is_accepted_without_warning(field: str, value: str) -> None:
+    # Issue 10, item 5: a form takes MM/DD/YYYY or ISO; the client sends date_format.
+    body = order(**{field: value})
+    assert getattr(accepted_order(body).data, field) == value
+    assert warnings(Order, body) == []
+
+
+@pytest.mark.parametrize("field", DATE_FIELDS)
+@pytest.mark.parametrize("value", ["31/01/1980", "02/30/1980", "02/29/2023", "01/31/80", "soon"])
+def test_date_in_another_form_is_sent_with_a_warning(field: str, value: str) -> None:
+    body = order(**{field: value})
+    assert getattr(accepted_order(body).data, field) == value
+    [(path, message)] = warnings(Order, body)
+    assert path == f"data.{field}" and message.startswith("is not a date as MM/DD/YYYY")
+
+
+@pytest.mark.parametrize("field", DATE_FIELDS)
+def test_date_longer_than_10_is_refused(field: str) -> None:
+    refused(Order, order(**{field: "01/31/19800"}), f"data.{field}",
+            "must be at most 10 characters, not 11")
 
 
 # --- loa: array of strings or null --------------------------------------------------------
@@ -514,18 +548,12 @@ def test_every_address_like_object_has_state_and_zip_members() -> None:
 def test_nested_state_member_is_a_known_code(obj: str, member: str) -> None:
     nested = getattr(accepted_order(order(**{obj: {member: "tx"}})).data, obj)
     assert getattr(nested, member) == "TX"
-    refused(
-        Order,
-        order(**{obj: {member: "XX"}}),
-        f"data.{obj}.{member}",
-        "must be a two-letter state code such as CA, not XX",
-    )
-    refused(
-        Order,
-        order(**{obj: {member: "Texas"}}),
-        f"data.{obj}.{member}",
-        "must be exactly 2 characters, not 5",
-    )
+    # Issue 10, item 5: nested members "carry text values"; the code list only warns.
+    for other in ("XX", "Texas"):
+        body = order(**{obj: {member: other}})
+        assert getattr(getattr(accepted_order(body).data, obj), member) == other
+        [(path, message)] = warnings(Order, body)
+        assert path == f"data.{obj}.{member}" and "jurisdictions we know" in message
 
 
 @pytest.mark.parametrize(("obj", "member"), ZIP_MEMBERS)
@@ -538,19 +566,16 @@ def test_nested_zip_member_of_5_digits_or_zip4_is_accepted(
 
 
 @pytest.mark.parametrize(("obj", "member"), ZIP_MEMBERS)
-@pytest.mark.parametrize(
-    ("zip_code", "message"),
-    [
-        ("9410", "must contain a ZIP code: 5 digits or ZIP+4"),
-        ("94105-12", "must contain a ZIP code: 5 digits or ZIP+4"),
-        ("ABCDE", "must contain a ZIP code: 5 digits or ZIP+4"),
-        ("94105-12345", "must be at most 10 characters, not 11"),
-    ],
-)
-def test_nested_zip_member_otherwise_is_refused(
-    obj: str, member: str, zip_code: str, message: str
+@pytest.mark.parametrize("zip_code", ["9410", "94105-12", "ABCDE", "94105-12345", "SW1A 1AA"])
+def test_nested_zip_member_otherwise_is_sent_with_a_warning(
+    obj: str, member: str, zip_code: str
 ) -> None:
-    refused(Order, order(**{obj: {member: zip_code}}), f"data.{obj}.{member}", message)
+    # Issue 10, item 5: the US ZIP pattern is our habit; the spec gives no bound.
+    body = order(**{obj: {member: zip_code}})
+    assert getattr(getattr(accepted_order(body).data, obj), member) == zip_code
+    assert warnings(Order, body) == [
+        (f"data.{obj}.{member}", "is not a US ZIP code (5 digits or ZIP+4)")
+    ]
 
 
 # --- rule 3: feinNumber and naicNum are required when sponsoringCompany is provided -------
@@ -595,7 +620,7 @@ ORDER_NUM = [
     ("A", None),
     ("A" * 20, None),
     ("ORD0001", None),
-    ("", "is required"),
+    ("", None),
     ("A" * 21, "must be at most 20 characters, not 21"),
 ]
 
@@ -609,8 +634,12 @@ def test_order_status_query_order_num_is_1_to_20(order_num: str, message: str | 
         refused(OrderStatusQuery, {"order_num": order_num}, "order_num", message)
 
 
-def test_order_status_query_needs_order_num() -> None:
-    refused(OrderStatusQuery, {}, "order_num", "is required")
+def test_order_status_query_empty_order_num_only_warns() -> None:
+    # Issue 10, item 5: the spec says order_num is 0..20 characters.
+    assert problems(OrderStatusQuery, {}) == []
+    assert warnings(OrderStatusQuery, {"order_num": ""}) == [
+        ("order_num", "is empty: it can find no order")
+    ]
     refused(OrderStatusQuery, {"order_num": "A", "x": 1}, "x", "is not a field of this record")
 
 

@@ -14,8 +14,16 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from tui_app.contract.base import warnings
 from tui_app.contract.errors import field_errors
-from tui_app.contract.search import AgencySearch, AgentSearch, FullRecordQuery, SearchKind
+from tui_app.contract.search import (
+    FIRM_NPN_ADVICE,
+    FIRM_SSN_ADVICE,
+    AgencySearch,
+    AgentSearch,
+    FullRecordQuery,
+    SearchKind,
+)
 
 # --- helpers ---------------------------------------------------------------------------
 
@@ -166,9 +174,7 @@ def test_firm_fein_with_other_characters_is_refused(fein: str) -> None:
 
 NPN_ACCEPTED = [1, 1234567, 2**31 - 1]
 NPN_REFUSED = [
-    (0, "must be greater than 0"),
-    (-1, "must be greater than 0"),
-    (-(2**31), "must be greater than 0"),
+    (-(2**31) - 1, "must be at least -2147483648"),
     (2**31, "must be at most 2147483647"),
     (2**40, "must be at most 2147483647"),
     ("abc", "must be a whole number"),
@@ -297,17 +303,27 @@ def test_fields_of_another_search_type_are_still_bounded() -> None:
 
 # --- the firm search quirk: SearchType SSN and NPN ---------------------------------------
 
-FIRM_REFUSAL = (
-    "firms cannot be searched by SSN or NPN; read a firm by its NPN with GET /agency?Npn="
-)
+@pytest.mark.parametrize("npn", [0, -1, -(2**31)])
+def test_npn_not_positive_is_sent_with_a_warning(npn: int) -> None:
+    # Issue 10, item 5: the spec bounds Npn as int32 only; "positive" is our habit.
+    data = {"SearchType": "NPN", "Npn": npn}
+    assert accepted(AgentSearch, data).Npn == npn
+    assert warnings(AgentSearch, data) == [("Npn", "an NPN is a positive number")]
+    assert accepted(FullRecordQuery, {"Npn": npn}).Npn == npn
 
 
-@pytest.mark.parametrize("kind", ["SSN", "NPN"])
-def test_firm_search_by_ssn_or_npn_points_to_get_agency(kind: str) -> None:
-    refused(AgencySearch, {"SearchType": kind}, "SearchType", FIRM_REFUSAL)
-    data = {"SearchType": kind, "FirmName": "Acme", "FirmFein": "123456789"}
-    refused(AgencySearch, data, "SearchType", FIRM_REFUSAL)
-    assert "GET /agency" in FIRM_REFUSAL
+def test_firm_search_by_ssn_carries_the_tax_id_in_firm_fein() -> None:
+    # Issue 10, item 6: SSN is in the firm search's enum; the tax id goes in FirmFein.
+    data = {"SearchType": "SSN", "FirmFein": "00-0000001"}
+    assert accepted(AgencySearch, data).FirmFein == "00-0000001"
+    assert warnings(AgencySearch, data) == []
+    assert warnings(AgencySearch, {"SearchType": "SSN"}) == [("FirmFein", FIRM_SSN_ADVICE)]
+
+
+def test_firm_search_by_npn_is_allowed_and_warns_where_the_number_goes() -> None:
+    assert accepted(AgencySearch, {"SearchType": "NPN"}).SearchType == SearchKind.NPN
+    assert warnings(AgencySearch, {"SearchType": "NPN"}) == [("SearchType", FIRM_NPN_ADVICE)]
+    assert "GET /agency?Npn=" in FIRM_NPN_ADVICE
 
 
 @pytest.mark.parametrize(("field", "value"), [("Ssn", "900000001"), ("Npn", 1234567)])
@@ -316,8 +332,8 @@ def test_firm_search_has_no_ssn_or_npn_field(field: str, value: Any) -> None:
     refused(AgencySearch, data, field, "is not a field of this record")
 
 
-def test_firm_search_offers_only_name_and_license() -> None:
-    assert AgencySearch.kinds == (SearchKind.NAME, SearchKind.LICENSE)
+def test_firm_search_offers_every_search_type_of_the_enum() -> None:
+    assert AgencySearch.kinds == tuple(SearchKind)
     assert AgentSearch.kinds == tuple(SearchKind)
 
 
@@ -371,25 +387,30 @@ def test_license_jurisdiction_in_lowercase_is_upper_cased(
     assert accepted(model, _with(base, LicenseJurisdiction=typed)).LicenseJurisdiction == kept
 
 
-JURISDICTION_REFUSED = [
-    ("ZZ", "must be a two-letter state code such as CA, not ZZ"),
-    ("UK", "must be a two-letter state code such as CA, not UK"),
-    ("C1", "must be a two-letter state code such as CA, not C1"),
-    ("CAL", "must be exactly 2 characters, not 3"),
-    ("C", "must be exactly 2 characters, not 1"),
-    ("", "must be exactly 2 characters, not 0"),
-    ("California", "must be exactly 2 characters, not 10"),
-    (6, "must be text"),
-]
+JURISDICTION_WARNED = ["ZZ", "UK", "C1", "CAL", "C", "California"]
 
 
 @pytest.mark.parametrize("model", [AgentSearch, AgencySearch])
-@pytest.mark.parametrize(("code", "message"), JURISDICTION_REFUSED)
-def test_license_jurisdiction_unknown_or_wrong_length_is_refused(
-    model: type[BaseModel], code: Any, message: str
+@pytest.mark.parametrize("code", JURISDICTION_WARNED)
+def test_license_jurisdiction_unknown_is_sent_with_a_warning(
+    model: type[BaseModel], code: str
+) -> None:
+    # Issue 10, item 5: the spec gives LicenseJurisdiction no bound ("not shown").
+    base = AGENT_SEARCHES["LICENSE"] if model is AgentSearch else FIRM_SEARCHES["LICENSE"]
+    data = _with(base, LicenseJurisdiction=code)
+    assert accepted(model, data).LicenseJurisdiction == code
+    [(path, message)] = warnings(model, data)
+    assert path == "LicenseJurisdiction" and "jurisdictions we know" in message
+
+
+@pytest.mark.parametrize("model", [AgentSearch, AgencySearch])
+def test_license_jurisdiction_empty_counts_as_missing_and_text_is_required(
+    model: type[BaseModel],
 ) -> None:
     base = AGENT_SEARCHES["LICENSE"] if model is AgentSearch else FIRM_SEARCHES["LICENSE"]
-    refused(model, _with(base, LicenseJurisdiction=code), "LicenseJurisdiction", message)
+    refused(model, _with(base, LicenseJurisdiction=""), "LicenseJurisdiction",
+            "is required when SearchType is LICENSE")
+    refused(model, _with(base, LicenseJurisdiction=6), "LicenseJurisdiction", "must be text")
 
 
 # --- unknown fields ----------------------------------------------------------------------

@@ -88,7 +88,9 @@ def test_an_export_refuses_other_suffixes(tmp_path):
 def test_the_form_has_no_input_for_what_the_xml_omits():
     agent = xml_input_excludes(AgentRecord)
     assert {"CurrentEmployment.City", "CurrentEmployment.Zip", "Demographic.Country",
-            "Demographic.HireDate", "Demographic.JobTitle", "PrimaryAddress"} <= agent
+            "Demographic.HireDate", "Demographic.JobTitle"} <= agent
+    # Issue 10, item 8: an agent's PrimaryAddress is accepted (with a warning) in XML too.
+    assert "PrimaryAddress" not in agent
     assert "BusinessAddress.DynamicData" not in agent
     assert "Demographic.FirstName" not in agent
     assert xml_input_excludes(AgencyRecord) >= {"Demographic.EmailAddress"}
@@ -105,8 +107,8 @@ def test_split_for_xml_keeps_what_the_document_carries():
     AgentRecord.model_validate(bulk)  # a valid bulk record...
     kept, dropped = split_for_xml(AgentRecord, bulk)
     assert AgentRecord.model_validate(kept, context=XML)  # ...whose kept part is valid XML
+    assert kept["PrimaryAddress"] == DEMO_AGENT["MailingAddress"]
     assert dropped == {
-        "PrimaryAddress": DEMO_AGENT["MailingAddress"],
         "Contact.DynamicData": {"x": "1"},
         "CurrentEmployment.City": "SF", "CurrentEmployment.State": "CA",
         "CurrentEmployment.StreetAddress1": "1 A St", "CurrentEmployment.Zip": "94105",

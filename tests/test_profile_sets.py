@@ -184,7 +184,7 @@ def test_sections_not_exported_stay_absent():
         ),
         (
             sets(
-                PersonalInfo=[{"ProfileKey": "K1", "Ssn": "12"}],
+                PersonalInfo=[{"ProfileKey": "K1", "Ssn": ""}],
                 Demographic=[{"EmpStatus": "9", "FirstName": "A", "LastName": "B"}],
             ),
             ["Ssn", "Demographic.EmpStatus"],

@@ -17,7 +17,6 @@ from tui_app.sandbox.orders import (
     RECORD_ONLY_STATES,
     SCHEMA,
     STATE_REVIEW_STATES,
-    OrderFinal,
     Orders,
 )
 
@@ -320,7 +319,7 @@ def test_posting_the_same_number_again_updates_and_restarts(orders: Orders, cloc
     assert details(orders).status == "SUBMITTED"
     answer = orders.submit(make_order(data={"firstName": "Bea"}, juris="OH"))
     d = answer.order.orderDetails
-    assert d.updated and d.message == "order A1 was updated"
+    assert d.updated and d.message == "order A1 was updated (it was SUBMITTED; it is now RECEIVED)"
     assert d.orderNum == first.orderNum
     assert d.status == "RECEIVED"
     assert [(h.status, h.at) for h in d.history] == [("RECEIVED", clock.now.isoformat())]
@@ -336,15 +335,18 @@ def test_posting_the_same_number_again_updates_and_restarts(orders: Orders, cloc
     ("data", "final"),
     [({}, "APPROVED"), ({"niprNoReq": "999"}, "REJECTED")],
 )
-def test_a_final_order_cannot_be_updated(
+def test_a_final_order_is_updated_too_and_the_answer_says_so(
     orders: Orders, clock: Clock, data: dict[str, str], final: str
 ):
+    # Issue 10, item 7: interface rule 2 states no exception for final orders.
     orders.submit(make_order(juris="GU", data=data))
     clock.advance(2)
-    with pytest.raises(OrderFinal) as caught:
-        orders.submit(make_order(juris="GU"))
-    assert caught.value.reason == f"order A1 is {final} and can no longer be changed"
     assert details(orders).status == final
+    answer = orders.submit(make_order(juris="GU"))
+    d = answer.order.orderDetails
+    assert d.updated is True and d.status == "RECEIVED"
+    assert d.message == f"order A1 was updated (it was {final}, a final status; it is now RECEIVED)"
+    assert details(orders).status == "RECEIVED"
 
 
 def test_orders_survive_a_restart(db_path: Path, orders: Orders, clock: Clock):

@@ -85,3 +85,25 @@ def test_layout_comes_from_the_model():
     assert specs["tlq.pType"].labels == ("I — individual", "A — agency")
     assert specs["data.loa"].kind == "list"
     assert len(specs) == len({s.path for s in specs.values()}) == 80
+
+
+async def test_warnings_show_on_their_field_and_never_block_a_submit():
+    # Issue 10, item 5: habits beyond the spec warn (⚠) and the form still submits.
+    app = FormApp(ModelForm(Order, id="f"))
+    odd = {**FULL_ORDER, "data": {**FULL_ORDER["data"], "contactPhone": "555-0100",
+                                  "dateOfBirth": "31/01/1980",
+                                  "mailingAddress": {"mailState": "XX", "mailZip": "SW1A"}}}
+    async with app.run_test(size=(100, 50)) as pilot:
+        app.form.load(odd)
+        await pilot.pause()
+        order = app.form.result()
+        await pilot.pause()
+        assert order is not None and order.data.contactPhone == "555-0100"
+        assert app.form.errors == []
+        assert set(app.form.warning_paths()) == {
+            "data.contactPhone", "data.dateOfBirth", "data.mailingAddress.mailState",
+            "data.mailingAddress.mailZip"}
+        line = app.form.query_one("#f-data--contactPhone-error")
+        assert str(line.render()) == "⚠ is usually digits only"
+        assert line.has_class("-warning") and line.has_class("-shown")
+        assert not app.form.query_one("#f-data--contactPhone-box").has_class("-invalid")

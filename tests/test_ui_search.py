@@ -134,7 +134,7 @@ async def test_search_type_picks_the_fields_and_their_rules(ui_app):
         assert "digits only" in text_of(app, "#f-Ssn-error")
 
 
-async def test_agencies_offer_only_name_and_license_searches(ui_app):
+async def test_agencies_offer_every_search_type_of_the_enum(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -142,7 +142,7 @@ async def test_agencies_offer_only_name_and_license_searches(ui_app):
         await pilot.pause()
         options = [str(o[0]) for o in app.screen.query_one("#search-type", Select)._options]
         assert [o for o in options if o in ("NAME", "SSN", "NPN", "LICENSE")] == [
-            "NAME", "LICENSE"]
+            "NAME", "SSN", "NPN", "LICENSE"]
         await type_into(pilot, "#f-FirmName", "sample")
         await type_into(pilot, "#f-FirmFein", "00-0000001")
         await pilot.press("enter")
@@ -150,6 +150,40 @@ async def test_agencies_offer_only_name_and_license_searches(ui_app):
         table = app.screen.query_one("#results", DataTable)
         assert table.get_row_at(0)[1].plain == "Sample Risk Partners LLC"
         assert table.get_row_at(0)[2].plain == "**-***0001"
+
+
+async def test_firm_search_by_ssn_sends_the_tax_id_in_firm_fein(ui_app):
+    # Issue 10, item 6: SearchType SSN of a firm carries its tax id in FirmFein.
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.click("#kind-agency")
+        await pilot.pause()
+        app.screen.query_one("#search-type", Select).value = "SSN"
+        await settle(app, pilot)
+        await type_into(pilot, "#f-FirmFein", "000000001")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        table = app.screen.query_one("#results", DataTable)
+        assert table.row_count == 1
+        assert table.get_row_at(0)[1].plain == "Sample Risk Partners LLC"
+
+
+async def test_firm_by_npn_reads_the_firm_with_get_agency(ui_app):
+    # Issue 10, item 6: a firm search has no NPN field; "firm by NPN" is GET /agency?Npn=.
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.click("#kind-agency")
+        await pilot.pause()
+        app.screen.query_one("#search-type", Select).value = "NPN"
+        await settle(app, pilot)
+        await type_into(pilot, "#f-Npn", "19000002")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, RecordScreen) and app.screen.kind == "agency"
+        title = text_of(app, "#record-title")
+        assert "Sample Risk Partners LLC" in title and "**-***0001" in title
 
 
 async def test_slash_filters_the_rows_in_view_and_esc_clears(ui_app):

@@ -44,7 +44,20 @@ def _parser() -> argparse.ArgumentParser:
         default=5000,
         help="individuals in the synthetic registry (firms: a fifth)",
     )
-    serve.add_argument("--token", help="require Authorization: Bearer TOKEN on every request")
+    serve.add_argument(
+        "--token-env",
+        metavar="NAME",
+        help="require Authorization: Bearer TOKEN on every request, TOKEN being the value "
+        "of the environment variable NAME (kept out of the command line, which ps shows)",
+    )
+    serve.add_argument("--token", help=argparse.SUPPRESS)  # removed: refused with a hint
+    serve.add_argument(
+        "--max-bulk-records",
+        type=_positive,
+        default=1000,
+        help="refuse bulk requests of more records with 413 (default 1000; the interface "
+        "recommends 100 or fewer)",
+    )
     serve.add_argument(
         "--fail-rate", type=_rate, default=0.0, help="share of transient, retryable failures (0..1)"
     )
@@ -61,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
         help="time an order spends in each stage of its lifecycle",
     )
     serve.add_argument("--import-rules", help="TOML file of sections required per import")
+    serve.add_argument("--dialect", choices=("native", "minimal"), default="native",
+                       help="shape of the answers: native, or the barest the spec allows")
     serve.add_argument("--today", type=date.fromisoformat,
                        help="anchor the synthetic licenses' dates (YYYY-MM-DD); default: the "
                        "date the database is first seeded")
@@ -182,19 +197,35 @@ def _say_running_jobs() -> None:
 
 
 def _sandbox_serve(args: argparse.Namespace) -> int:
+    import os
     from pathlib import Path
 
     from tui_app.sandbox.serve import serve
 
+    def usage(message: str) -> int:
+        print(f"producer-tui sandbox serve: {message}", file=sys.stderr)
+        return 2
+
+    if args.token is not None:
+        return usage("--token is no longer accepted (a token on the command line shows in "
+                     "ps): put it in an environment variable and pass --token-env NAME")
+    token = None
+    if args.token_env is not None:
+        token = os.environ.get(args.token_env)
+        if not token or not token.strip():
+            return usage(f"--token-env: the environment variable {args.token_env} is not set "
+                         "or is empty; an empty token would let anyone in")
     return serve(
         host=args.host,
         port=args.port,
         db=Path(args.db),
         seed=args.seed,
         size=args.size,
-        token=args.token,
+        token=token,
+        max_bulk_records=args.max_bulk_records,
         fail_rate=args.fail_rate,
         latency_ms=args.latency_ms,
         step_seconds=args.step_seconds, today=args.today,
         import_rules=Path(args.import_rules) if args.import_rules else None,
+        dialect=args.dialect,
     )

@@ -280,9 +280,17 @@ class Environment(_Model):
     bulk_max_request_bytes: int | None = Field(None, ge=1024)
     """Largest bulk request body to send, in bytes, if the service has a limit; a 413
     teaches the app the limit anyway."""
+    date_format: Literal["MM/DD/YYYY", "YYYY-MM-DD", "MM-DD-YYYY", "YYYYMMDD"] = "MM/DD/YYYY"
+    """How order dates (dateOfBirth, dateEffective) are sent; forms accept MM/DD/YYYY or
+    ISO as typed. The spec does not say which format the service reads."""
+    dialect: Literal["native", "minimal"] = "native"
+    """Embedded only: how the sandbox answers. ``minimal`` gives the barest shapes the spec
+    allows, plus members no model knows (to try the app as a stranger's service would)."""
 
     @model_validator(mode="after")
     def _check_urls(self) -> Self:
+        if not self.embedded and self.dialect != "native":
+            raise ValueError("dialect is a setting of the embedded sandbox (embedded = true)")
         if self.embedded:
             if self.base_url or self.base_urls:
                 raise ValueError(

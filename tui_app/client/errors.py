@@ -59,4 +59,9 @@ class ServerError(ClientError):
 
 
 class BadResponse(ClientError):
-    """The service answered, but not with what the contract promises."""
+    """The service answered, but not with what the contract promises. ``body`` keeps
+    (the start of) what it said, so a screen can show it rather than lose it."""
+
+    def __init__(self, message: str, body: str = "") -> None:
+        super().__init__(message)
+        self.body = body

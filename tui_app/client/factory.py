@@ -67,16 +67,20 @@ async def connect(
             auth=build_auth(env.auth),
             timeout=env.timeout,
             on_request=on_request,
+            date_format=env.date_format,
         )
         return Connection(client)
     sandbox = await asyncio.to_thread(
         start_embedded_sandbox, env.seed, today, bulk_fail_rate=env.bulk_fail_rate
     )
     from tui_app.sandbox.app import create_app
+    from tui_app.sandbox.dialect import wrap
 
-    transport = httpx.ASGITransport(app=create_app(sandbox, manage=False))
+    app = wrap(create_app(sandbox, manage=False), env.dialect)
+    transport = httpx.ASGITransport(app=app)
     client = RegistryClient(
-        urls, format=env.format, transport=transport, timeout=env.timeout, on_request=on_request
+        urls, format=env.format, transport=transport, timeout=env.timeout,
+        on_request=on_request, date_format=env.date_format,
     )
     return Connection(client, sandbox)
 

@@ -37,6 +37,7 @@ from tui_app.client.errors import (
 )
 from tui_app.config import GROUPS
 from tui_app.contract.bulk import BulkAccepted, BulkItem, BulkStatus
+from tui_app.contract.dates import DATE_FORMATS, DEFAULT_DATE_FORMAT, format_date
 from tui_app.contract.errors import FieldError, field_errors
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
 from tui_app.contract.order import Order, OrderResponse, OrderStatusQuery
@@ -52,6 +53,8 @@ from tui_app.contract.search import (
 from tui_app.wire.errors import WireError
 
 M = TypeVar("M", bound=BaseModel)
+
+ORDER_DATES = ("dateOfBirth", "dateEffective")
 
 XML = "application/xml"
 JSON = "application/json"
@@ -116,6 +119,7 @@ class RegistryClient:
         retry: RetryPolicy = RetryPolicy(),
         on_request: Callable[[RequestLog], None] | None = None,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        date_format: str = DEFAULT_DATE_FORMAT,
     ) -> None:
         missing = [g for g in GROUPS if g not in urls]
         if missing:
@@ -123,7 +127,11 @@ class RegistryClient:
         if format not in ("json", "xml"):
             raise ValueError("format must be json or xml")
         self.urls = {g: urls[g].rstrip("/") for g in GROUPS}
+        if date_format not in DATE_FORMATS:
+            raise ValueError(f"date_format must be one of {', '.join(DATE_FORMATS)}")
         self.format = format
+        self.date_format = date_format
+        """How order dates typed MM/DD/YYYY or ISO are sent (the environment's setting)."""
         self.timeout = timeout
         self._retry = retry
         self._on_request = on_request
@@ -172,14 +180,22 @@ class RegistryClient:
     # --- producer transaction ---------------------------------------------------------
 
     async def submit_order(self, order: Order | Mapping) -> OrderResponse:
-        body = self._encode(_valid(Order, order), "Order")
-        return await self._call(
+        """File an order. Its dates, typed MM/DD/YYYY or ISO, are sent in the environment's
+        ``date_format``; other date text is sent as typed (the spec does not say)."""
+        valid = _valid(Order, order)
+        for name in ORDER_DATES:
+            value = getattr(valid.data, name)
+            if value:
+                setattr(valid.data, name, format_date(value, self.date_format))
+        body = self._encode(valid, "Order")
+        answer = await self._call(
             "POST", "transaction", "/order", OrderResponse, body=body, safe=False
         )
+        return _with_order_num(answer, valid.tlq.clientOrderNum)
 
     async def order_status(self, order_num: str) -> OrderResponse:
         query = _valid(OrderStatusQuery, {"order_num": order_num})
-        return await self._call(
+        answer = await self._call(
             "GET",
             "transaction",
             "/order/status",
@@ -187,6 +203,7 @@ class RegistryClient:
             params=query.model_dump(),
             safe=True,
         )
+        return _with_order_num(answer, order_num)
 
     # --- single profile import (always XML) -------------------------------------------
 
@@ -348,6 +365,15 @@ class RegistryClient:
             self._on_request(RequestLog(method, url, status, elapsed, attempt, error))
 
 
+def _with_order_num(answer: OrderResponse, client_order_num: str) -> OrderResponse:
+    """The spec does not say what ``orderDetails`` holds: when the service leaves out the
+    client's order number, it is the one this request named."""
+    details = answer.order.orderDetails
+    if details.clientOrderNum is None:
+        details.clientOrderNum = client_order_num
+    return answer
+
+
 class _Retryable(Exception):
     def __init__(self, error: ClientError, unsent: bool) -> None:
         self.error = error
@@ -392,26 +418,50 @@ def _decode(response: httpx.Response, model: type[M]) -> M:
 
 
 def _parse(response: httpx.Response, model: type[M]) -> M:
+    """The answer as ``model``, read tolerantly: an XML answer may have any root element
+    (the spec does not name them), and response models keep what they do not know. A body
+    that is not JSON or XML, or lacks the members the spec names, is a
+    :class:`BadResponse` that carries the raw body."""
     what = model.__name__
     try:
         if "xml" in response.headers.get("Content-Type", ""):
-            from tui_app.wire.xml import load_xml
+            from tui_app.wire.xml import load_xml, load_xml_dict
 
-            return load_xml(response.content, model, root=what)
+            root, _ = load_xml_dict(response.content)
+            return load_xml(response.content, model, root=root)
         return model.model_validate_json(response.content)
     except ValidationError as exc:
         problems = "; ".join(str(e) for e in field_errors(exc)[:3])
-        raise BadResponse(f"the service's answer is not a valid {what}: {problems}") from None
+        raise BadResponse(
+            f"the service's answer is not a valid {what}: {problems}", _raw(response)
+        ) from None
     except WireError as exc:
-        raise BadResponse(f"the service's answer is not a valid {what}: {exc}") from None
+        raise BadResponse(
+            f"the service's answer is not a valid {what}: {exc}", _raw(response)
+        ) from None
+    except (RecursionError, ValueError) as exc:
+        raise BadResponse(
+            f"the service's answer is not a valid {what}: {type(exc).__name__}", _raw(response)
+        ) from None
+
+
+RAW_LIMIT = 64 * 1024
+"""How much of a bad answer's body a :class:`BadResponse` keeps to show."""
+
+
+def _raw(response: httpx.Response) -> str:
+    return response.content[:RAW_LIMIT].decode("utf-8", errors="replace")
 
 
 def _error_body(response: httpx.Response) -> tuple[str | None, list[FieldError]]:
     """The message and field errors of an error body: ``{"message", "errors": [{"path",
-    "message"}]}`` as the sandbox writes it, or FastAPI's ``{"detail": ...}``."""
+    "message"}]}`` as the sandbox writes it, or FastAPI's ``{"detail": ...}``. A body that
+    is not JSON, or nests too deeply to read safely, gives neither."""
+    from tui_app.wire.json import load_json_value
+
     try:
-        body = response.json()
-    except ValueError:
+        body = load_json_value(response.content)
+    except WireError:
         return None, []
     if not isinstance(body, dict):
         return None, []

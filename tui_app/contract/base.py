@@ -8,8 +8,9 @@ bound for JSON Schema and for the generated forms.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, ClassVar
@@ -43,7 +44,7 @@ class Bounds:
 
     def check(self, value: str) -> str:
         n = len(value)
-        if self.min_len and not value.strip():
+        if self.min_len and not value:
             raise PydanticCustomError("required", "is required")
         if self.max_len is not None and self.min_len == self.max_len and n != self.max_len:
             raise PydanticCustomError(
@@ -77,6 +78,19 @@ class Bounds:
         return out
 
 
+@dataclass(frozen=True)
+class Habit:
+    """A habit of ours beyond the spec, attached to a field: never a refusal, only a
+    warning shown on the field (``ok`` is false for a value that breaks the habit).
+
+    The spec blocks a request only by the rules it states; what we merely expect (9-digit
+    SSNs, a known state code, a ZIP pattern) is said by :func:`warnings`.
+    """
+
+    ok: Callable[[Any], bool]
+    message: str
+
+
 def text(
     max_len: int | None = None,
     min_len: int = 0,
@@ -93,29 +107,50 @@ def digits(max_len: int | None = None, min_len: int = 0) -> Any:
 
 
 Required = text(min_len=1)
-"""A required string: present and not empty (spec convention 2)."""
+"""A required string: present and not empty (spec convention 2). Whitespace-only text
+is not refused (the spec says "non-empty"); :func:`warnings` mentions it."""
+
+
+def _not_blank(value: Any) -> bool:
+    return not isinstance(value, str) or value == "" or bool(value.strip())
+
+
+BLANK = Habit(_not_blank, "holds only spaces; the service may treat it as empty")
 
 
 _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 
 
-def _check_iso_datetime(value: Any) -> Any:
+def is_iso_datetime(value: Any) -> bool:
+    if not isinstance(value, str):
+        return True
+    try:
+        if not _DATE_TIME.match(value):
+            return False
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def _check_iso_datetime(value: Any, info: ValidationInfo) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
-    if isinstance(value, str):
-        try:
-            if not _DATE_TIME.match(value):
-                raise ValueError
-            datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            raise PydanticCustomError(
-                "datetime", "must be an ISO 8601 date-time such as 2024-05-31T00:00:00"
-            ) from None
+    # The spec makes bulk date-times ISO 8601 (convention 3) but says only "Dates in the
+    # XML are strings": in an XML document any text passes, with a warning.
+    xml = (info.context or {}).get("format") == "xml"
+    if isinstance(value, str) and not xml and not is_iso_datetime(value):
+        raise PydanticCustomError(
+            "datetime", "must be an ISO 8601 date-time such as 2024-05-31T00:00:00"
+        )
     return value
 
 
-IsoDateTime = Annotated[str, BeforeValidator(_check_iso_datetime)]
-"""A date-time kept as the ISO 8601 text it arrived as, so that round trips lose nothing."""
+ISO_HABIT = Habit(is_iso_datetime, "is not an ISO 8601 date-time such as 2024-05-31T00:00:00")
+
+IsoDateTime = Annotated[str, BeforeValidator(_check_iso_datetime), ISO_HABIT]
+"""A date-time kept as the text it arrived as, so that round trips lose nothing: ISO 8601
+in bulk records (the spec's date-time), any text in XML documents (with a warning)."""
 
 def _refuse_bool(value: Any) -> Any:
     # JSON true would otherwise pass as 1 through pydantic's lax int.
@@ -124,8 +159,13 @@ def _refuse_bool(value: Any) -> Any:
     return value
 
 
-NpnNumber = Annotated[int, BeforeValidator(_refuse_bool), Field(gt=0, le=2**31 - 1)]
-"""A national producer number: a positive int32."""
+NpnNumber = Annotated[
+    int,
+    BeforeValidator(_refuse_bool),
+    Field(ge=-(2**31), le=2**31 - 1),
+    Habit(lambda v: not isinstance(v, int) or v > 0, "an NPN is a positive number"),
+]
+"""A national producer number: an int32 (the spec's bound); not positive only warns."""
 
 
 def rule_error(fields: list[str] | tuple[str, ...], each: str) -> PydanticCustomError:
@@ -163,9 +203,40 @@ def enforce_rules(model: ContractModel) -> None:
 
 
 class ResponseModel(BaseModel):
-    """Base of response bodies: unknown fields are kept (a newer server must not break us)."""
+    """Base of response bodies, read tolerantly (ARCHITECTURE.md, "Talking to a service we
+    have never seen"): unknown members are kept (``model_extra``, shown by the screens), a
+    member the spec does not define is optional, ``null`` where we default to a value
+    (``[]``, ``0``, ``False``) means that default, and a lone value where we expect a list
+    is a list of one."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tolerate(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        out: dict[str, Any] | None = None
+        for name, info in cls.model_fields.items():
+            key = name if name in data else info.alias if info.alias in data else None
+            if key is None:
+                continue
+            value = data[key]
+            if value is None and not info.is_required() and info.default is not None:
+                out = out if out is not None else dict(data)
+                del out[key]
+            elif (
+                value is not None
+                and isinstance(info.default, list)
+                and not isinstance(value, list)
+            ):
+                out = out if out is not None else dict(data)
+                out[key] = [value]
+        return data if out is None else out
+
+    def unknown(self) -> dict[str, Any]:
+        """Members no model field names, as the service sent them."""
+        return dict(self.model_extra or {})
 
 
 def lower_first(name: str) -> str:
@@ -207,3 +278,81 @@ class RecordModel(ContractModel):
             if missing:
                 raise rule_error(missing, "is required")
         return self
+
+
+# --- warnings: our habits beyond the spec ---------------------------------------------------
+
+
+def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
+    """(core type, metadata) of an annotation such as ``text(80) | None``."""
+    import types
+    import typing
+
+    meta: list[Any] = []
+    while True:
+        origin = typing.get_origin(annotation)
+        if origin is Annotated:
+            annotation, *extra = typing.get_args(annotation)
+            meta.extend(extra)
+        elif origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(annotation) if a is not type(None)]
+            if len(args) != 1:
+                return annotation, meta
+            annotation = args[0]
+        else:
+            return annotation, meta
+
+
+@functools.cache
+def _hints(model: type[BaseModel]) -> dict[str, Any]:
+    import typing
+
+    return typing.get_type_hints(model, include_extras=True)
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def warnings(
+    model: type[BaseModel], data: Any, context: dict | None = None, prefix: str = ""
+) -> list[tuple[str, str]]:
+    """What a request breaks of our habits, as (field path, message) pairs: warnings
+    shown on the field, never a refusal. ``data`` is raw (a dict, as a form or a file
+    gives it) or a model; fields of the wrong type are left to validation."""
+    import typing
+
+    if isinstance(data, BaseModel):
+        data = data.model_dump(by_alias=False)
+    if not isinstance(data, Mapping):
+        return []
+    found: list[tuple[str, str]] = []
+    hints = _hints(model)
+    for name, info in model.model_fields.items():
+        value = data.get(name)
+        if value is None and info.alias:
+            value = data.get(info.alias)
+        if value is None:
+            continue
+        path = _join(prefix, name)
+        core, meta = _unwrap(hints[name])
+        items: list[tuple[str, Any]] = [(path, value)]
+        if typing.get_origin(core) is list and isinstance(value, list):
+            core, item_meta = _unwrap(typing.get_args(core)[0])
+            meta = item_meta
+            items = [(f"{path}[{i}]", v) for i, v in enumerate(value)]
+        for where, each in items:
+            if isinstance(core, type) and issubclass(core, BaseModel):
+                found += warnings(core, each, context, where)
+                continue
+            for habit in meta:
+                if isinstance(habit, Habit) and not habit.ok(each):
+                    found.append((where, habit.message))
+            if isinstance(each, str) and any(
+                isinstance(m, Bounds) and m.min_len for m in meta
+            ) and not _not_blank(each):
+                found.append((where, BLANK.message))
+    extra = getattr(model, "habit_warnings", None)
+    if extra is not None:
+        found += [(_join(prefix, p), m) for p, m in extra(data, context)]
+    return found

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import field_validator
-from pydantic_core import PydanticCustomError
-
-from tui_app.contract.base import ContractModel, Required, ResponseModel
+from tui_app.contract.base import ContractModel, ResponseModel
 
 AGENT_DATA_SETS: tuple[str, ...] = (
     "Address", "Affiliation", "Agency", "Appointment", "Ce", "Comments", "Contact",
@@ -33,30 +30,47 @@ AGENCY_DATA_SETS: tuple[str, ...] = (
 
 
 class _ExportRequest(ContractModel):
-    profileKey: Required
-    dataSets: list[str]
+    profileKey: str | None = None
+    dataSets: list[str] | None = None
 
     valid: ClassVar[tuple[str, ...]] = ()
     type_prefix: ClassVar[str] = ""
 
-    @field_validator("dataSets")
-    @classmethod
-    def _known_names(cls, names: list[str]) -> list[str]:
-        if not names:
-            raise PydanticCustomError("required", "name at least one data set")
-        unknown = [n for n in names if n not in cls.valid]
-        if unknown:
-            raise PydanticCustomError(
-                "data_set",
-                "unknown data set {unknown}; valid names are {valid}",
-                {"unknown": ", ".join(unknown), "valid": ", ".join(cls.valid)},
-            )
-        return names
-
     @classmethod
     def type_name(cls, name: str) -> str:
-        """The response type of a data set name: ``Address`` -> ``AgentAddressDataSet``."""
-        return f"{cls.type_prefix}{name}DataSet"
+        """The response type of a data set name: ``Address`` -> ``AgentAddressDataSet``
+        (a full type name is returned as it is)."""
+        return name if cls.canonical(name) and name.endswith("DataSet") else (
+            f"{cls.type_prefix}{name}DataSet"
+        )
+
+    @classmethod
+    def canonical(cls, name: str) -> str | None:
+        """The short name of a data set named either way (``Address`` or
+        ``AgentAddressDataSet``), or None for a name the interface does not list."""
+        if name in cls.valid:
+            return name
+        core = name.removeprefix(cls.type_prefix).removesuffix("DataSet")
+        if name.startswith(cls.type_prefix) and name.endswith("DataSet") and core in cls.valid:
+            return core
+        return None
+
+    @classmethod
+    def habit_warnings(cls, data, context=None) -> list[tuple[str, str]]:
+        found = [
+            (name, "is usually required; the service decides")
+            for name in ("profileKey", "dataSets")
+            if not data.get(name)
+        ]
+        names = data.get("dataSets")
+        if isinstance(names, list):
+            found += [
+                (f"dataSets[{i}]", f"{n!r} is not a data set the interface lists; "
+                 "it is sent as typed and the service decides")
+                for i, n in enumerate(names)
+                if isinstance(n, str) and cls.canonical(n) is None
+            ]
+        return found
 
 
 class AgentExportRequest(_ExportRequest):
@@ -76,14 +90,14 @@ class AgencyExportRequest(_ExportRequest):
 class DataSet(ResponseModel):
     """One data set of an export: its type name and its records."""
 
-    dataSetType: str
+    dataSetType: str | None = None
     """e.g. ``AgentAddressDataSet`` or ``FirmAddressDataSet``."""
     records: list[dict] = []
 
     @property
     def name(self) -> str:
         """The request name of this data set: ``AgentAddressDataSet`` -> ``Address``."""
-        core = self.dataSetType.removesuffix("DataSet")
+        core = (self.dataSetType or "").removesuffix("DataSet")
         for prefix in ("Agent", "Firm"):
             if core.startswith(prefix) and core != prefix:
                 return core[len(prefix) :]

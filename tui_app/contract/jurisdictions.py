@@ -7,6 +7,8 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator
 from pydantic_core import PydanticCustomError
 
+from tui_app.contract.base import Habit
+
 JURISDICTIONS: tuple[str, ...] = (
     "AK", "AL", "AR", "AS", "AZ", "CA", "CO", "CT", "DC", "DE", "FL", "GA", "GU", "HI", "IA",
     "ID", "IL", "IN", "KS", "KY", "LA", "MA", "MD", "ME", "MI", "MN", "MO", "MP", "MS", "MT",
@@ -17,22 +19,34 @@ JURISDICTIONS: tuple[str, ...] = (
 _KNOWN = frozenset(JURISDICTIONS)
 
 
-def _check(value: Any) -> Any:
-    # Upper-casing is a convenience for typing; anything else is refused, not guessed.
-    if isinstance(value, str):
-        if len(value) != 2:
-            raise PydanticCustomError(
-                "length", "must be exactly 2 characters, not {got}", {"got": len(value)}
-            )
-        if value.upper() not in _KNOWN:
-            raise PydanticCustomError(
-                "jurisdiction",
-                "must be a two-letter state code such as CA, not {value}",
-                {"value": value},
-            )
+def known(value: Any) -> bool:
+    return not isinstance(value, str) or value.upper() in _KNOWN
+
+
+UNKNOWN = "is not one of the 56 jurisdictions we know (such as CA); the service decides"
+
+
+def _upper_known(value: Any) -> Any:
+    # Upper-casing a known code is a convenience for typing; anything else is kept as typed.
+    if isinstance(value, str) and value.upper() in _KNOWN:
         return value.upper()
     return value
 
 
-Jurisdiction = Annotated[str, BeforeValidator(_check)]
-"""A two-letter jurisdiction code from :data:`JURISDICTIONS` (the spec's "exactly 2 chars")."""
+def _exactly_two(value: Any) -> Any:
+    if isinstance(value, str) and len(value) != 2:
+        raise PydanticCustomError(
+            "length", "must be exactly 2 characters, not {got}", {"got": len(value)}
+        )
+    return value
+
+
+Jurisdiction = Annotated[
+    str, BeforeValidator(_upper_known), BeforeValidator(_exactly_two), Habit(known, UNKNOWN)
+]
+"""A two-letter code where the spec says "exactly 2 chars" (``juris``, ``insStateDomicile``,
+``residentStateText``). A code outside :data:`JURISDICTIONS` only warns."""
+
+JurisdictionText = Annotated[str, BeforeValidator(_upper_known), Habit(known, UNKNOWN)]
+"""A state where the spec gives no bound (``LicenseJurisdiction``, the nested state members
+of an order): any text, a code outside :data:`JURISDICTIONS` only warns."""

@@ -1,43 +1,56 @@
 """Producer transaction: appointment and termination orders, and the order response.
 
 Choices where the spec says "not shown" (documented in the README):
-- dates (``dateOfBirth``, ``dateEffective``) are MM/DD/YYYY, like the national report;
-- ``contactPhone`` is digits only (it is a telephone number of at most 10 characters) and
-  each ``loa`` entry is 1 to 100 characters;
-- ``order_num`` of the status query must not be empty (0 characters could find nothing);
-- members of the nested objects are optional text; state members are two-letter codes and
-  ZIP members 5 digits or ZIP+4 (DOMAIN.md);
-- an order moves through :data:`ORDER_STATUSES`; :data:`FINAL_STATUSES` cannot be updated.
+- dates (``dateOfBirth``, ``dateEffective``) are any text of up to 10 characters; a date
+  typed MM/DD/YYYY or ISO is sent in the environment's ``date_format``, anything else
+  warns;
+- habits that only warn: ``contactPhone`` digits only, ``loa`` entries of 1 to 100
+  characters, an empty ``order_num``, state members outside the known jurisdictions and
+  ZIP members that are not 5 digits or ZIP+4 (DOMAIN.md);
+- an order moves through :data:`ORDER_STATUSES`; posting a final order's clientOrderNum
+  again updates it too (interface rule 2).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import WrapValidator, model_validator
 
-from tui_app.contract.base import ContractModel, ResponseModel, digits, enforce_rules, text
-from tui_app.contract.jurisdictions import Jurisdiction
+from tui_app.contract.base import (
+    ContractModel,
+    Habit,
+    ResponseModel,
+    digits,
+    enforce_rules,
+    text,
+)
+from tui_app.contract.dates import is_date
+from tui_app.contract.jurisdictions import Jurisdiction, JurisdictionText
+
+DateText = Annotated[
+    text(10),
+    Habit(is_date, "is not a date as MM/DD/YYYY or YYYY-MM-DD; it is sent as typed"),
+]
+"""A date of the order: any text of up to 10 characters (the spec's bound; its format is
+"not shown"). A date typed MM/DD/YYYY or ISO is sent in the environment's
+``date_format`` (see :mod:`tui_app.contract.dates`)."""
+_ZIP = re.compile(r"[0-9]{5}(-?[0-9]{4})?")
+Zip = Annotated[
+    str,
+    Habit(lambda v: not isinstance(v, str) or bool(_ZIP.fullmatch(v)),
+          "is not a US ZIP code (5 digits or ZIP+4)"),
+]
 
 
-def _check_us_date(value: str) -> str:
-    if value:
-        try:
-            if not re.fullmatch(r"\d{2}/\d{2}/\d{4}", value):
-                raise ValueError
-            datetime.strptime(value, "%m/%d/%Y")
-        except ValueError:
-            raise PydanticCustomError("date", "must be a date as MM/DD/YYYY") from None
-    return value
+def _empty_passes(value: Any, handler: Any) -> Any:
+    return value if value == "" else handler(value)
 
 
-UsDate = Annotated[text(10), AfterValidator(_check_us_date)]
-Zip = text(10, pattern=r"[0-9]{5}(-?[0-9]{4})?", means="a ZIP code: 5 digits or ZIP+4")
-YesNo = Literal["Y", "N"]
+YesNo = Annotated[Literal["Y", "N"], WrapValidator(_empty_passes)]
+"""Y or N, or empty (the spec's "0..1 chars; Y or N")."""
 Text = str  # nested members: "they carry text values", limits not shown
 
 
@@ -45,7 +58,7 @@ class CurrentResidenceAddress(ContractModel):
     cResidenceAddress: Text | None = None
     cResidenceAddress2: Text | None = None
     cResidenceAddressCity: Text | None = None
-    cResidenceAddressState: Jurisdiction | None = None
+    cResidenceAddressState: JurisdictionText | None = None
     cResidenceAddressZip: Zip | None = None
     cResidencePhone: Text | None = None
 
@@ -54,7 +67,7 @@ class BusinessAddress(ContractModel):
     businessAddressCity: Text | None = None
     businessAddressLine1: Text | None = None
     businessAddressLine2: Text | None = None
-    businessAddressState: Jurisdiction | None = None
+    businessAddressState: JurisdictionText | None = None
     businessAddressZip: Zip | None = None
     businessPhone: Text | None = None
 
@@ -63,19 +76,19 @@ class MailingAddress(ContractModel):
     mailAddress1: Text | None = None
     mailAddress2: Text | None = None
     mailCity: Text | None = None
-    mailState: Jurisdiction | None = None
+    mailState: JurisdictionText | None = None
     mailZip: Zip | None = None
 
 
 class InsurerLicenseDetails(ContractModel):
     insurersLicenseNumber: Text | None = None
-    insLicState: Jurisdiction | None = None
+    insLicState: JurisdictionText | None = None
 
 
 class InsurerDetails(ContractModel):
     insurerCity: Text | None = None
     insurerPhone: Text | None = None
-    insurerState: Jurisdiction | None = None
+    insurerState: JurisdictionText | None = None
     insurerStreet1: Text | None = None
     insurerStreet2: Text | None = None
     insurerZip: Zip | None = None
@@ -83,7 +96,7 @@ class InsurerDetails(ContractModel):
 
 class LicenseDetails(ContractModel):
     licenseNumber: Text | None = None
-    licenseState: Jurisdiction | None = None
+    licenseState: JurisdictionText | None = None
 
 
 class AuthorizedSignerDetails(ContractModel):
@@ -91,7 +104,7 @@ class AuthorizedSignerDetails(ContractModel):
     authorizedSignerLastName: Text | None = None
     authorizedPersonCity: Text | None = None
     authorizedPersonPhone: Text | None = None
-    authorizedPersonState: Jurisdiction | None = None
+    authorizedPersonState: JurisdictionText | None = None
     authorizedPersonStreet1: Text | None = None
     authorizedPersonTitle: Text | None = None
     authorizedPersonZip: Zip | None = None
@@ -100,17 +113,17 @@ class AuthorizedSignerDetails(ContractModel):
 
 
 class Domicile(ContractModel):
-    insStateDomicile: Jurisdiction | None = None
+    insStateDomicile: JurisdictionText | None = None
 
 
 class CompanyCodeDetails(ContractModel):
-    companyCodeState: Jurisdiction | None = None
+    companyCodeState: JurisdictionText | None = None
     companyCode: Text | None = None
 
 
 class PinStateFeeDetails(ContractModel):
     pinStateFee: Text | None = None
-    pinFeeState: Jurisdiction | None = None
+    pinFeeState: JurisdictionText | None = None
 
 
 class Tlq(ContractModel):
@@ -141,7 +154,7 @@ class OrderData(ContractModel):
     middleName: text(30) | None = None
     taxId: digits(12, 9)
     """Applicant's SSN or FEIN."""
-    dateOfBirth: UsDate | None = None
+    dateOfBirth: DateText | None = None
     niprNoReq: text(10) | None = None
     """Applicant's national producer number."""
     currentResidenceAddress: CurrentResidenceAddress | None = None
@@ -154,15 +167,19 @@ class OrderData(ContractModel):
     """Sponsoring company's FEIN; required when sponsoringCompany is given."""
     cityDomicile: text(80) | None = None
     insStateDomicile: Jurisdiction | None = None
-    dateEffective: UsDate | None = None
+    dateEffective: DateText | None = None
     """Effective date of the appointment or of its termination."""
     naicNum: digits(5) | None = None
     """Insurer's NAIC number; required when sponsoringCompany is given."""
     authorizedSignerDetails: AuthorizedSignerDetails | None = None
     contactName: text(160) | None = None
-    contactPhone: digits(10) | None = None
+    contactPhone: Annotated[
+        text(10), Habit(lambda v: not v or str(v).isdigit(), "is usually digits only")
+    ] | None = None
     officerTitle: text(80) | None = None
-    loa: list[text(100, 1)] | None = None
+    loa: list[
+        Annotated[str, Habit(lambda v: 0 < len(str(v)) <= 100, "is usually 1 to 100 characters")]
+    ] | None = None
     """Lines of authority; several may occur in one transaction."""
     domicile: Domicile | None = None
     companyCodeDetails: CompanyCodeDetails | None = None
@@ -214,7 +231,7 @@ class Order(ContractModel):
 class OrderStatusQuery(ContractModel):
     """Query of ``GET /order/status``: the client's order number."""
 
-    order_num: text(20, 1)
+    order_num: Annotated[text(20), Habit(bool, "is empty: it can find no order")] = ""
 
 
 # --- response --------------------------------------------------------------------------
@@ -249,9 +266,9 @@ class OrderDetails(ResponseModel):
 
     orderNum: str | None = None
     """The service's own order number."""
-    clientOrderNum: str
-    status: str
-    """One of :data:`ORDER_STATUSES`."""
+    clientOrderNum: str | None = None
+    status: str | None = None
+    """One of :data:`ORDER_STATUSES` in the sandbox; any word from another service."""
     statusDate: str | None = None
     updated: bool = False
     """True when this POST updated an existing order rather than creating one."""

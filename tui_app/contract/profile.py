@@ -6,23 +6,29 @@ with ``model_dump(by_alias=True)``. The XML document differs from the bulk recor
 places (spec, "Differences in the XML ... document"); validate an XML document with
 ``context={"format": "xml"}`` and those differences are applied.
 
-Choices where the spec is open (documented in the README): ``Ssn`` and ``Tin`` are 9 digits
-(DOMAIN.md); date-time fields are ISO 8601 text, kept as written so round trips lose nothing.
+Choices where the spec is open (documented in the README): ``Ssn`` and ``Tin`` are any
+non-empty text, 9 digits expected (a warning otherwise, DOMAIN.md); date-time fields are ISO
+8601 text in bulk records and any text in XML documents ("Dates in the XML are strings"),
+kept as written so round trips lose nothing. Item 8 of issue 10, decided: agent
+``PrimaryAddress`` is accepted in bulk and XML alike, with a warning; agent ``EmpStatus``
+and agency ``Status`` each accept 7040 as a number or as text and are written in the
+spec's type; bulk lines accept both spellings of keys (``profileKey`` and ``ProfileKey``)
+and are written camelCase, XML documents PascalCase.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, model_validator
 from pydantic_core import PydanticCustomError
 
 from tui_app.contract.base import (
+    Habit,
     IsoDateTime,
     RecordModel,
     Required,
     ResponseModel,
-    digits,
     rule_error,
 )
 
@@ -32,6 +38,20 @@ Opt = str | None
 
 EMP_STATUS = {"7040": "Active", "7041": "InActive"}
 """Values of agent ``Demographic.EmpStatus`` (a string) and agency ``Demographic.Status``."""
+
+
+def _as_text(value: Any) -> Any:
+    # Item 8 of issue 10: agent EmpStatus and agency Status take the same values; each
+    # accepts the number and its text, and is written in the type the spec gives it.
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+NINE_DIGITS = Habit(
+    lambda v: not isinstance(v, str) or (len(v) == 9 and v.isdigit()),
+    "is usually 9 digits; it is sent as typed and the service decides",
+)
+TaxId = Annotated[Required, NINE_DIGITS]
+"""``Ssn`` / ``Tin``: the spec says only "string, required"; not 9 digits only warns."""
 
 
 def _status_code(value: int) -> int:
@@ -112,8 +132,8 @@ class AgentDemographic(RecordModel):
     """The XML document has no Country, HireDate or JobTitle."""
 
     DynamicData: Dynamic | None = None
-    EmpStatus: Literal["7040", "7041"]
-    """7040 = Active, 7041 = InActive (sent as a string)."""
+    EmpStatus: Annotated[Literal["7040", "7041"], BeforeValidator(_as_text)]
+    """7040 = Active, 7041 = InActive (sent as a string; the number is accepted too)."""
     FirstName: Required
     LastName: Required
     DateOfBirth: IsoDateTime | None = None
@@ -279,12 +299,13 @@ class AgentRecord(_Profile):
     """An agent profile (XML root ``Agent``; bulk ``data.agent``). Identity: ProfileKey + Ssn."""
 
     ProfileKey: Required
-    Ssn: digits(9, 9)
+    Ssn: TaxId
     BusinessAddress: Address | None = None
     MailingAddress: Address | None = None
     ResidentAddress: Address | None = None
     PrimaryAddress: Address | None = None
-    """Carried by the spec's sample bulk record, not by the agent schema nor the XML."""
+    """Carried by the spec's sample bulk record, not listed by the agent schema: accepted
+    in bulk and XML alike, with a warning."""
     Contact: AgentContact | None = None
     CurrentEmployment: AgentEmployment | None = None
     Demographic: AgentDemographic | None = None
@@ -293,7 +314,13 @@ class AgentRecord(_Profile):
 
     kind: ClassVar = "agent"
     id_field: ClassVar = "Ssn"
-    xml_omits: ClassVar = frozenset({"PrimaryAddress"})
+
+    @classmethod
+    def habit_warnings(cls, data, context=None) -> list[tuple[str, str]]:
+        if data.get("PrimaryAddress") is not None or data.get("primaryAddress") is not None:
+            return [("PrimaryAddress", "is not listed by the agent schema (only the spec's "
+                     "sample record carries it); the service may ignore it")]
+        return []
     sections: ClassVar = (
         "BusinessAddress", "MailingAddress", "ResidentAddress", "PrimaryAddress", "Contact",
         "CurrentEmployment", "Demographic", "Hierarchy", "Information",
@@ -305,7 +332,7 @@ class AgencyRecord(_Profile):
     Tin."""
 
     ProfileKey: Required
-    Tin: digits(9, 9)
+    Tin: TaxId
     BusinessAddress: Address | None = None
     MailingAddress: Address | None = None
     PrimaryAddress: Address | None = None

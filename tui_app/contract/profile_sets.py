@@ -153,12 +153,13 @@ def record_to_data_sets(
     """One data set per name, in the order asked, from the profile and (for License,
     Appointment and the affiliation sets) its registry record, when known."""
     layout = _LAYOUTS[record.kind]
-    unknown = [n for n in names if n not in layout.request.valid]
+    short = [layout.request.canonical(n) for n in names]
+    unknown = [n for n, s in zip(names, short, strict=True) if s is None]
     if unknown:
         raise ValueError(f"not {record.kind} data sets: {', '.join(unknown)}")
     return [
         DataSet(dataSetType=layout.request.type_name(n), records=layout.rows(record, n, full_info))
-        for n in names
+        for n in short
     ]
 
 

@@ -10,7 +10,7 @@ dates are ISO 8601.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from pydantic import model_validator
 
@@ -20,10 +20,9 @@ from tui_app.contract.base import (
     ResponseModel,
     digits,
     enforce_rules,
-    rule_error,
     text,
 )
-from tui_app.contract.jurisdictions import Jurisdiction
+from tui_app.contract.jurisdictions import JurisdictionText
 
 
 class SearchKind(StrEnum):
@@ -55,7 +54,7 @@ class _Search(ContractModel):
         return [
             (name, f"is required when SearchType is {kind}")
             for name in cls.required_when.get(kind, ())
-            if not str(data.get(name) or "").strip()
+            if data.get(name) is None or data.get(name) == ""
         ]
 
     @model_validator(mode="after")
@@ -73,7 +72,7 @@ class AgentSearch(_Search):
     LastName: text(80) | None = None
     Ssn: digits(12) | None = None
     Npn: NpnNumber | None = None
-    LicenseJurisdiction: Jurisdiction | None = None
+    LicenseJurisdiction: JurisdictionText | None = None
     LicenseNumber: text(30) | None = None
     CostCenter: text(50) | None = None
 
@@ -86,19 +85,22 @@ class AgentSearch(_Search):
     also_uses: ClassVar = {SearchKind.NAME: ("MiddleName",)}
 
 
-FIRM_SEARCH_REFUSAL = (
-    "firms cannot be searched by SSN or NPN; read a firm by its NPN with GET /agency?Npn="
+FIRM_NPN_ADVICE = (
+    "a firm search has no field for the NPN; read the firm by its NPN with GET /agency?Npn="
 )
+FIRM_SSN_ADVICE = "SearchType SSN of a firm carries the firm's tax id in FirmFein"
 
 
 class AgencySearch(_Search):
-    """Firm search request (XML root ``AgencySearch``). SearchType SSN and NPN are refused:
-    the firm search has no Ssn or Npn field (DOMAIN.md)."""
+    """Firm search request (XML root ``AgencySearch``). The spec's enum lists SSN and NPN
+    but the request has no Ssn or Npn field (DOMAIN.md): SSN carries the tax id in
+    ``FirmFein``; NPN is sent as asked, with a warning (the client's forms and CLI read a
+    firm by NPN with ``GET /agency?Npn=`` instead)."""
 
     SearchType: SearchKind
     FirmName: text(150) | None = None
     FirmFein: text(12, pattern=r"[0-9\-]+", means="digits and hyphens only") | None = None
-    LicenseJurisdiction: Jurisdiction | None = None
+    LicenseJurisdiction: JurisdictionText | None = None
     LicenseNumber: text(30) | None = None
     CostCenter: text(50) | None = None
 
@@ -106,13 +108,17 @@ class AgencySearch(_Search):
         SearchKind.NAME: ("FirmName", "FirmFein"),
         SearchKind.LICENSE: ("LicenseJurisdiction", "LicenseNumber"),
     }
-    kinds: ClassVar[tuple[SearchKind, ...]] = (SearchKind.NAME, SearchKind.LICENSE)
+    also_uses: ClassVar = {SearchKind.SSN: ("FirmFein",)}
 
-    @model_validator(mode="after")
-    def _firm_kinds(self):
-        if self.SearchType not in self.kinds:
-            raise rule_error(["SearchType"], FIRM_SEARCH_REFUSAL)
-        return self
+    @classmethod
+    def habit_warnings(cls, data, context=None) -> list[tuple[str, str]]:
+        kind = data.get("SearchType")
+        kind = getattr(kind, "value", kind)
+        if kind == SearchKind.SSN and not str(data.get("FirmFein") or "").strip():
+            return [("FirmFein", FIRM_SSN_ADVICE)]
+        if kind == SearchKind.NPN:
+            return [("SearchType", FIRM_NPN_ADVICE)]
+        return []
 
 
 class FullRecordQuery(ContractModel):
@@ -136,7 +142,7 @@ class TransactionTypeBlock(ResponseModel):
 class IndividualSummary(ResponseModel):
     """One hit of an individual search. Only the last four SSN digits are ever sent."""
 
-    Npn: int
+    Npn: int | None = None
     FirstName: str | None = None
     MiddleName: str | None = None
     LastName: str | None = None
@@ -148,7 +154,7 @@ class IndividualSummary(ResponseModel):
 class FirmSummary(ResponseModel):
     """One hit of a firm search. Only the last four FEIN digits are ever sent."""
 
-    Npn: int
+    Npn: int | None = None
     FirmName: str | None = None
     FeinLast4: str | None = None
     ResidentState: str | None = None
@@ -190,8 +196,9 @@ class AgencySearchResponse(ResponseModel):
 
 
 class ProducerBlock(ResponseModel):
-    Npn: int
-    EntityType: Literal["INDIVIDUAL", "FIRM"]
+    Npn: int | None = None
+    EntityType: str | None = None
+    """INDIVIDUAL or FIRM in the sandbox; any word (or none) from another service."""
 
 
 class BiographicBlock(ResponseModel):
@@ -221,7 +228,8 @@ class Affiliation(ResponseModel):
 
 
 class Address(ResponseModel):
-    Type: Literal["BUSINESS", "MAILING", "RESIDENCE"] | str
+    Type: str | None = None
+    """BUSINESS, MAILING or RESIDENCE in the sandbox."""
     Line1: str | None = None
     Line2: str | None = None
     City: str | None = None
@@ -269,10 +277,11 @@ class RegulatoryAction(ResponseModel):
 class StateLicense(ResponseModel):
     """One state's license, with its lines of authority, appointments and actions."""
 
-    State: str
+    State: str | None = None
     LicenseNumber: str | None = None
     LicenseClass: str | None = None
-    Residency: Literal["R", "NR"] | str | None = None
+    Residency: str | None = None
+    """R (resident) or NR (non-resident)."""
     Active: bool | None = None
     IssueDate: str | None = None
     ExpirationDate: str | None = None
@@ -291,7 +300,7 @@ class FullInfo(ResponseModel):
     """The full registry record of one individual or firm."""
 
     TransactionType: TransactionTypeBlock | None = None
-    Producer: ProducerBlock
+    Producer: ProducerBlock = ProducerBlock()
     Biographic: BiographicBlock | None = None
     Organization: list[Affiliation] = []
     LastUpdated: str | None = None

@@ -8,6 +8,7 @@ JSON: ``{"message": "...", "errors": [{"path": "tlq.juris", "message": "..."}]}`
 from __future__ import annotations
 
 import asyncio
+import hmac
 import random
 import threading
 from contextlib import asynccontextmanager
@@ -17,39 +18,30 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tui_app.contract.errors import FieldError, field_errors
-from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
-from tui_app.contract.order import Order, OrderResponse, OrderStatusQuery
-from tui_app.contract.profile import AgencyRecord, AgentRecord, ImportResult
+from tui_app.contract.export import AgencyExportRequest, AgentExportRequest
+from tui_app.contract.order import Order, OrderStatusQuery
+from tui_app.contract.profile import AgencyRecord, AgentRecord
 from tui_app.contract.search import (
     AgencySearch,
-    AgencySearchResponse,
     AgentSearch,
-    AgentSearchResponse,
     FullRecordQuery,
-    FullRecordResponse,
 )
 from tui_app.sandbox import bulk, orders, profiles, registry
 from tui_app.sandbox.db import Database
 from tui_app.wire.errors import WireError
 from tui_app.wire.json import load_json
-from tui_app.wire.xml import dump_xml, load_xml
+from tui_app.wire.xml import dump_xml, load_xml, may_have_xml_problems, xml_problems
 
 M = TypeVar("M", bound=BaseModel)
 
 XML_TYPES = ("application/xml", "text/xml")
-REQUEST_MODELS = (
-    AgentSearch,
-    AgencySearch,
-    Order,
-    AgentRecord,
-    AgencyRecord,
-    AgentExportRequest,
-    AgencyExportRequest,
-)
 NDJSON_TYPES = ("application/x-ndjson", "application/ndjson", "application/jsonl")
 
 
@@ -60,7 +52,8 @@ class SandboxSettings:
     size: int = 5000
     """Individuals in the synthetic registry; firms are a fifth of that."""
     token: str | None = None
-    """When set, every request needs ``Authorization: Bearer <token>``."""
+    """When set, every request needs ``Authorization: Bearer <token>`` (the scheme word
+    in any case), ``/openapi.json`` included, and the ``/docs`` pages are off."""
     fail_rate: float = 0.0
     """Share of requests answered 503 with Retry-After, and of bulk records failing
     transiently (retryable)."""
@@ -71,6 +64,10 @@ class SandboxSettings:
     step_seconds: float = 3.0
     """How long an order stays in each stage of its lifecycle."""
     max_body: int = 16 * 1024 * 1024
+    """Request bodies over this many bytes get 413, counted as they are read (any transfer
+    encoding), so a body is never held beyond this size."""
+    max_bulk_records: int = 1000
+    """Bulk requests of more records get 413 (the interface recommends 100 or fewer)."""
     import_rules: Path | None = None
     today: date | None = None
     """Anchors the synthetic licenses' dates; by default the date of first seeding."""
@@ -135,8 +132,24 @@ class Sandbox:
 
 
 class HttpError(Exception):
-    def __init__(self, status: int, message: str, errors: list[FieldError] | None = None):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        errors: list[FieldError] | None = None,
+        headers: dict[str, str] | None = None,
+    ):
         self.status, self.message, self.errors = status, message, errors or []
+        self.headers = headers
+
+
+class BodyTooLarge(Exception):
+    """Raised while a request body is read, once it passes ``max_body`` bytes."""
+
+
+def error_body(message: str, errors: list[FieldError] | None = None) -> dict[str, Any]:
+    """The one shape of every error answer: ``{"message", "errors": [{"path", "message"}]}``."""
+    return {"message": message, "errors": [e.as_dict() for e in errors or ()]}
 
 
 def _error(
@@ -145,14 +158,18 @@ def _error(
     errors: list[FieldError] | None = None,
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
-    body: dict[str, Any] = {"message": message}
-    if errors:
-        body["errors"] = [e.as_dict() for e in errors]
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(error_body(message, errors), status_code=status, headers=headers)
 
 
 def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def check_xml_safe(value: Any, prefix: str = "") -> list[FieldError]:
+    """One :class:`FieldError` per value XML could not carry (see
+    :func:`tui_app.wire.xml.xml_problems`): refused at input, because whatever is stored
+    is read back as XML later."""
+    return [FieldError(path, message) for path, message in xml_problems(value, prefix)]
 
 
 async def _body(
@@ -172,18 +189,35 @@ async def _body(
     try:
         if kind in XML_TYPES:
             return load_xml(data, model, root=root, context=context)
-        return load_json(data, model, context=context)
+        found = load_json(data, model, context=context)
     except WireError as exc:
         raise HttpError(400, str(exc)) from None
     except ValidationError as exc:
         raise HttpError(400, f"invalid {root}", field_errors(exc)) from None
+    # An XML body cannot hold what XML cannot carry; a JSON body can, and is checked.
+    if may_have_xml_problems(data):
+        bad = check_xml_safe(found.model_dump(mode="json", exclude_none=True))
+        if bad:
+            raise HttpError(400, f"invalid {root}", bad)
+    return found
 
 
-def _query(model: type[M], params: dict[str, Any]) -> M:
+def _query(request: Request, model: type[M], names: tuple[str, ...]) -> M:
+    """Validate the query parameters ``names`` with ``model``; any other parameter is
+    refused too, so that a misspelt one is not silently ignored."""
+    params = request.query_params
+    errors = [FieldError(k, "is not a parameter of this operation")
+              for k in params if k not in names]
+    for name in names:
+        if len(params.getlist(name)) > 1:
+            errors.append(FieldError(name, "is given more than once"))
     try:
-        return model.model_validate({k: v for k, v in params.items() if v is not None})
+        found = model.model_validate({k: params[k] for k in names if k in params})
     except ValidationError as exc:
-        raise HttpError(400, "invalid query", field_errors(exc)) from None
+        errors = field_errors(exc) + errors
+    if errors:
+        raise HttpError(400, "invalid query", errors)
+    return found
 
 
 def _answer(
@@ -196,14 +230,74 @@ def _answer(
     return Response(model.model_dump_json(exclude_none=True), status, media_type="application/json")
 
 
-def _doc(model: type[BaseModel], xml_root: str | None = None) -> dict[str, Any]:
-    """OpenAPI request body for a route that decodes its body by hand."""
-    content: dict[str, Any] = {}
-    schema = {"$ref": f"#/components/schemas/{model.__name__}"}
-    if xml_root is None or xml_root != "only":
-        content["application/json"] = {"schema": schema}
-    content["application/xml"] = {"schema": schema}
-    return {"requestBody": {"required": True, "content": content}}
+# --- the gate: a pure ASGI middleware ------------------------------------------------------
+
+
+class Gate:
+    """Every request passes here first: latency, bearer token, body size (counted as it is
+    read, for both Content-Length and chunked bodies) and injected failures. A pure ASGI
+    middleware: no per-request task or body copy, unlike ``@app.middleware("http")``."""
+
+    def __init__(self, app: ASGIApp, sandbox: Sandbox) -> None:
+        self.app, self.sandbox = app, sandbox
+        token = sandbox.settings.token
+        self._token = token.encode("utf-8") if token else None
+
+    def _authorized(self, header: bytes | None) -> bool:
+        if self._token is None:
+            return True
+        scheme, _, credentials = (header or b"").strip().partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(
+            credentials.strip(), self._token
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        settings = self.sandbox.settings
+        if settings.latency_ms:
+            await asyncio.sleep(settings.latency_ms / 1000)
+        headers = dict(scope["headers"])
+        if not self._authorized(headers.get(b"authorization")):
+            await _error(401, "missing or wrong bearer token",
+                         headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            return
+        limit = settings.max_body
+        length = headers.get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            status = 413 if length.isdigit() else 400
+            message = (f"request body larger than {limit} bytes" if status == 413
+                       else "Content-Length is not a number")
+            await _error(status, message)(scope, receive, send)
+            return
+        if self.sandbox.flaky():
+            await _error(503, "the sandbox is injecting a transient failure; retry",
+                         headers={"Retry-After": "0"})(scope, receive, send)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise BodyTooLarge
+            return message
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracked)
+        except BodyTooLarge:
+            if started:
+                raise
+            await _error(413, f"request body larger than {limit} bytes")(scope, receive, send)
 
 
 # --- the app -------------------------------------------------------------------------------
@@ -221,6 +315,8 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
         if manage:
             sandbox.stop()
 
+    settings = sandbox.settings
+    docs = settings.token is None  # the docs pages cannot send a token: off when one is set
     app = FastAPI(
         title="Producer Registry Services (sandbox)",
         version="v1",
@@ -228,97 +324,80 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
         "learning, training and integration tests. Synthetic data only.",
         lifespan=lifespan,
         separate_input_output_schemas=False,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
     )
-    settings = sandbox.settings
+    app.add_middleware(Gate, sandbox=sandbox)
 
     @app.exception_handler(HttpError)
     async def _http_error(request: Request, exc: HttpError) -> JSONResponse:
-        return _error(exc.status, exc.message, exc.errors)
+        return _error(exc.status, exc.message, exc.errors, exc.headers)
 
-    @app.middleware("http")
-    async def _gate(request: Request, call_next):
-        if settings.latency_ms:
-            await asyncio.sleep(settings.latency_ms / 1000)
-        public = request.url.path in ("/openapi.json", "/docs", "/docs/oauth2-redirect")
-        authorized = request.headers.get("authorization") == f"Bearer {settings.token}"
-        if settings.token and not public and not authorized:
-            return _error(
-                401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"}
-            )
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > settings.max_body:
-            return _error(413, f"request body larger than {settings.max_body} bytes")
-        if not public and sandbox.flaky():
-            return _error(
-                503,
-                "the sandbox is injecting a transient failure; retry",
-                headers={"Retry-After": "0"},
-            )
-        return await call_next(request)
+    @app.exception_handler(BodyTooLarge)
+    async def _too_large(request: Request, exc: BodyTooLarge) -> JSONResponse:
+        return _error(413, f"request body larger than {settings.max_body} bytes")
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            FieldError(".".join(str(p) for p in e["loc"][1:]) or str(e["loc"][0]),
+                       "is required" if e["type"] == "missing" else e["msg"])
+            for e in exc.errors()
+        ]
+        return _error(400, "invalid request", errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _starlette(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail), headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> JSONResponse:
+        # Logged by the server; the client gets the one error shape, never a reset.
+        return _error(500, "the sandbox failed on this request")
+
+    from tui_app.sandbox.openapi import document
 
     def openapi() -> dict[str, Any]:
-        # The bodies are decoded by hand (JSON or XML), so their models are added here.
         if app.openapi_schema is None:
-            from fastapi.openapi.utils import get_openapi
-
-            schema = get_openapi(
-                title=app.title, version=app.version, description=app.description, routes=app.routes
-            )
-            components = schema.setdefault("components", {}).setdefault("schemas", {})
-            for model in REQUEST_MODELS:
-                found = model.model_json_schema(ref_template="#/components/schemas/{model}")
-                components.update(found.pop("$defs", {}))
-                components[model.__name__] = found
-            app.openapi_schema = schema
+            app.openapi_schema = document(app, settings)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
 
     # --- producer database search ---
 
-    @app.post(
-        "/producerpdbsearch/v1/agent/search",
-        response_model=AgentSearchResponse,
-        openapi_extra=_doc(AgentSearch),
-        tags=["search"],
-    )
+    @app.post("/producerpdbsearch/v1/agent/search", tags=["search"])
     async def agent_search(request: Request) -> Response:
         query = await _body(request, AgentSearch, "AgentSearch")
         return _answer(request, await asyncio.to_thread(sandbox.registry.search_agents, query))
 
-    @app.post(
-        "/producerpdbsearch/v1/agency/search",
-        response_model=AgencySearchResponse,
-        openapi_extra=_doc(AgencySearch),
-        tags=["search"],
-    )
+    @app.post("/producerpdbsearch/v1/agency/search", tags=["search"])
     async def agency_search(request: Request) -> Response:
         query = await _body(request, AgencySearch, "AgencySearch")
-        return _answer(request, await asyncio.to_thread(sandbox.registry.search_agencies, query))
+        try:
+            found = await asyncio.to_thread(sandbox.registry.search_agencies, query)
+        except registry.SearchRefused as exc:
+            raise HttpError(400, str(exc), exc.errors) from None
+        return _answer(request, found)
 
-    async def _full(request: Request, kind: str, Npn: Any, CostCenter: str | None) -> Response:
-        query = _query(FullRecordQuery, {"Npn": Npn, "CostCenter": CostCenter})
+    async def _full(request: Request, kind: str) -> Response:
+        query = _query(request, FullRecordQuery, ("Npn", "CostCenter"))
         found = await asyncio.to_thread(sandbox.registry.full_record, kind, query.Npn)
         if found is None:
             raise HttpError(404, f"no {kind} with NPN {query.Npn}")
         return _answer(request, found)
 
-    @app.get("/producerpdbsearch/v1/agent", response_model=FullRecordResponse, tags=["search"])
-    async def agent_record(request: Request, Npn: str, CostCenter: str | None = None):
-        return await _full(request, "agent", Npn, CostCenter)
+    @app.get("/producerpdbsearch/v1/agent", tags=["search"])
+    async def agent_record(request: Request) -> Response:
+        return await _full(request, "agent")
 
-    @app.get("/producerpdbsearch/v1/agency", response_model=FullRecordResponse, tags=["search"])
-    async def agency_record(request: Request, Npn: str, CostCenter: str | None = None):
-        return await _full(request, "agency", Npn, CostCenter)
+    @app.get("/producerpdbsearch/v1/agency", tags=["search"])
+    async def agency_record(request: Request) -> Response:
+        return await _full(request, "agency")
 
     # --- producer transaction ---
 
-    @app.post(
-        "/producertransaction/v1/order",
-        response_model=OrderResponse,
-        openapi_extra=_doc(Order),
-        tags=["transaction"],
-    )
+    @app.post("/producertransaction/v1/order", tags=["transaction"])
     async def submit_order(request: Request) -> Response:
         order = await _body(request, Order, "Order")
         try:
@@ -327,11 +406,9 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
             raise HttpError(409, str(exc)) from None
         return _answer(request, result, 200 if result.order.orderDetails.updated else 201)
 
-    @app.get(
-        "/producertransaction/v1/order/status", response_model=OrderResponse, tags=["transaction"]
-    )
-    async def order_status(request: Request, order_num: str | None = None) -> Response:
-        query = _query(OrderStatusQuery, {"order_num": order_num})
+    @app.get("/producertransaction/v1/order/status", tags=["transaction"])
+    async def order_status(request: Request) -> Response:
+        query = _query(request, OrderStatusQuery, ("order_num",))
         found = await asyncio.to_thread(sandbox.orders.status, query.order_num)
         if found is None:
             raise HttpError(404, f"no order with client order number {query.order_num}")
@@ -350,56 +427,44 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
         result = await asyncio.to_thread(sandbox.profiles.import_record, record)
         return _answer(request, result, xml=True)
 
-    @app.post(
-        "/producerimport/v1/agents",
-        response_model=ImportResult,
-        openapi_extra=_doc(AgentRecord, "only"),
-        tags=["import"],
-    )
+    @app.post("/producerimport/v1/agents", tags=["import"])
     async def import_agent(request: Request) -> Response:
         return await _import(request, AgentRecord, "Agent")
 
-    @app.post(
-        "/producerimport/v1/agencies",
-        response_model=ImportResult,
-        openapi_extra=_doc(AgencyRecord, "only"),
-        tags=["import"],
-    )
+    @app.post("/producerimport/v1/agencies", tags=["import"])
     async def import_agency(request: Request) -> Response:
         return await _import(request, AgencyRecord, "Agency")
 
     # --- bulk profile import (NDJSON) ---
 
-    @app.post(
-        "/bulk/v1/{itemType}",
-        status_code=202,
-        tags=["bulk"],
-        openapi_extra={
-            "requestBody": {
-                "required": True,
-                "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
-            }
-        },
-    )
-    async def bulk_submit(request: Request, itemType: str) -> Response:
-        if itemType != "profile":
-            raise HttpError(404, f"unknown item type {itemType}; the only one is profile")
+    @app.post("/bulk/v1/{itemType}", tags=["bulk"])
+    async def bulk_submit(request: Request) -> Response:
+        item_type = request.path_params["itemType"]
+        if item_type != "profile":
+            raise HttpError(400, "invalid path", [FieldError(
+                "itemType", f"must be profile (the only item type), not {item_type!r}")])
         if _media_type(request) not in NDJSON_TYPES:
             raise HttpError(415, "send the records as application/x-ndjson")
         body = await request.body()
         try:
-            job = await asyncio.to_thread(sandbox.bulk.accept, body)
+            job = await asyncio.to_thread(sandbox.bulk.accept, body, settings.max_bulk_records)
+        except bulk.TooManyRecords as exc:
+            raise HttpError(413, str(exc)) from None
         except bulk.BulkRejected as exc:
             errors = [FieldError(f"line {n}", message) for n, message in exc.lines]
             raise HttpError(400, "the bulk request has bad lines", errors) from None
         return JSONResponse({"bulkRequestId": job}, status_code=202)
 
     @app.get("/bulk/v1/status/{bulkRequestId}", tags=["bulk"])
-    async def bulk_status(bulkRequestId: str) -> Response:
-        found = await asyncio.to_thread(sandbox.bulk.status, bulkRequestId)
+    async def bulk_status(request: Request) -> Response:
+        job = request.path_params["bulkRequestId"]
+        if not bulk.is_request_id(job):
+            raise HttpError(400, "invalid path", [FieldError(
+                "bulkRequestId", "must be a bulkRequestId: a UUID returned by the submission")])
+        found = await asyncio.to_thread(sandbox.bulk.status_json, job)
         if found is None:
-            raise HttpError(404, f"no bulk request {bulkRequestId}")
-        return Response(found.model_dump_json(), media_type="application/json")
+            raise HttpError(404, f"no bulk request {job}")
+        return Response(found, media_type="application/json")
 
     # --- producer export ---
 
@@ -415,21 +480,11 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
             raise HttpError(404, f"no {kind} profile with ProfileKey {query.profileKey}")
         return _answer(request, found)
 
-    @app.post(
-        "/producerexport/v1/agents/export",
-        response_model=ExportResponse,
-        openapi_extra=_doc(AgentExportRequest),
-        tags=["export"],
-    )
+    @app.post("/producerexport/v1/agents/export", tags=["export"])
     async def export_agent(request: Request) -> Response:
         return await _export(request, AgentExportRequest, "agent")
 
-    @app.post(
-        "/producerexport/v1/agencies/export",
-        response_model=ExportResponse,
-        openapi_extra=_doc(AgencyExportRequest),
-        tags=["export"],
-    )
+    @app.post("/producerexport/v1/agencies/export", tags=["export"])
     async def export_agency(request: Request) -> Response:
         return await _export(request, AgencyExportRequest, "agency")
 

@@ -8,6 +8,7 @@ are short. WAL and a busy timeout let a second process (a CLI, a test) read alon
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ class Database:
     def __init__(self, path: str | Path, schemas: tuple[str, ...] = ()) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            _create_private(Path(self.path))
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
@@ -55,6 +56,21 @@ class Database:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _create_private(path: Path) -> None:
+    """Create the folders the database needs 0700 and the file itself 0600 (it may hold
+    SSNs and birth dates); SQLite gives its -wal and -shm files the database's mode.
+    Existing folders and files are left as they are."""
+    missing = []
+    folder = path.parent
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    if not path.exists():
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
 
 
 def to_json(value: Any) -> str:

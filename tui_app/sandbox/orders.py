@@ -4,8 +4,9 @@ When an order is filed its whole path is decided at once, from its content and t
 registry, and stored as a plan: one status per step, with the notes and fees of that step.
 The status is then DERIVED from the time since filing (step k is reached
 ``k * step_seconds`` later), so no background task runs and a restart loses nothing.
-Filing the same clientOrderNum again replaces the order and restarts its plan, unless the
-order is final.
+Filing the same clientOrderNum again replaces the order and restarts its plan, final
+orders too (interface rule 2 states no exception); the answer says it was updated, what its
+status was and what it is now.
 
 Paths, step by step from 0:
 
@@ -71,7 +72,8 @@ Step = dict[str, Any]
 
 
 class OrderFinal(Exception):
-    """The order is final (REJECTED, APPROVED, DENIED or CANCELLED) and cannot be updated."""
+    """Kept for callers that catch it; :meth:`Orders.submit` no longer raises it (interface
+    rule 2: an order whose clientOrderNum exists is updated, final or not)."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -143,7 +145,7 @@ class Orders:
 
     def submit(self, order: Order) -> OrderResponse:
         """File a new order, or replace the one with this clientOrderNum and restart its
-        plan. Raises :class:`OrderFinal` when that order is final."""
+        plan; a final order is updated too (interface rule 2), and the answer says so."""
         plan = self._plan(order)  # before the transaction: it may consult the registry
         num = order.tlq.clientOrderNum
         item = order.tlq.model_dump(mode="json", exclude_none=True) | order.data.model_dump(
@@ -153,12 +155,12 @@ class Orders:
         with self._db.transaction() as conn:
             row = conn.execute("SELECT * FROM orders WHERE client_order_num = ?", (num,)).fetchone()
             updated = row is not None
+            was = None
             if updated:
-                status = self._reached(row, now)[-1]["status"]
-                if status in FINAL_STATUSES:
-                    raise OrderFinal(f"order {num} is {status} and can no longer be changed")
+                was = self._reached(row, now)[-1]["status"]
                 plan[0]["notes"].append(
-                    ("received", "order updated: the filed data was replaced, processing restarts")
+                    ("received", f"order updated: it was {was}; the filed data was replaced "
+                     "and processing restarts")
                 )
             conn.execute(
                 "INSERT INTO orders (client_order_num, item, plan, submitted_at)"
@@ -167,7 +169,12 @@ class Orders:
                 (num, to_json(item), to_json(plan), now.isoformat()),
             )
             row = conn.execute("SELECT * FROM orders WHERE client_order_num = ?", (num,)).fetchone()
-        message = f"order {num} was updated" if updated else f"order {num} was received"
+        message = (
+            f"order {num} was updated (it was {was}{', a final status' if was in FINAL_STATUSES else ''}"
+            f"; it is now {plan[0]['status']})"
+            if updated
+            else f"order {num} was received"
+        )
         return self._response(row, now, updated=updated, message=message)
 
     def status(self, client_order_num: str) -> OrderResponse | None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +22,9 @@ class ServedSandbox:
     process: subprocess.Popen
     startup_seconds: float
     """From launch to serving: interpreter start, imports and seeding."""
+    stderr_tail: deque[str] | None = None
+    """The last lines the server wrote to stderr (drained all along, so that a chatty
+    server never blocks on a full pipe)."""
 
     def stop(self, timeout: float = 20) -> int:
         """Stop it as Ctrl-C or SIGTERM would; its exit status (0 when clean)."""
@@ -48,7 +53,10 @@ def served(db: Path, *args: str, host: str = "127.0.0.1") -> Iterator[ServedSand
             process.kill()
             raise RuntimeError(f"the sandbox did not start: {line}{process.stderr.read()}")
         url = line.split("at ", 1)[1].split()[0]
-        sandbox = ServedSandbox(url, process, time.perf_counter() - start)
+        tail: deque[str] = deque(maxlen=200)
+        for stream in (process.stdout, process.stderr):
+            threading.Thread(target=tail.extend, args=(stream,), daemon=True).start()
+        sandbox = ServedSandbox(url, process, time.perf_counter() - start, tail)
         yield sandbox
     finally:
         if sandbox is not None:

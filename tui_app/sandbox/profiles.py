@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from tui_app.contract.errors import ContractError, FieldError
-from tui_app.contract.export import ExportResponse
+from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
 from tui_app.contract.profile import AgencyRecord, AgentRecord, ImportResult
 from tui_app.contract.profile_sets import RECORD_MODELS, record_from_dict, record_to_data_sets
 from tui_app.contract.search import FullInfo
@@ -187,8 +187,16 @@ class Profiles:
         record = self.get(kind, profile_key, identity)
         if record is None:
             return None
-        sets = record_to_data_sets(record, data_sets, self._registry_record(record))
-        return ExportResponse(dataSets=sets)
+        # The interface lets a client name any data set; the sandbox answers the ones it
+        # knows (by short or type name) and lists the others in a member of its own.
+        request = AgentExportRequest if kind == "agent" else AgencyExportRequest
+        known = [n for n in data_sets or () if request.canonical(n) is not None]
+        unknown = [n for n in data_sets or () if request.canonical(n) is None]
+        sets = record_to_data_sets(record, known, self._registry_record(record))
+        answer = ExportResponse(dataSets=sets)
+        if unknown:
+            answer.unknownDataSets = unknown  # type: ignore[attr-defined]
+        return answer
 
     def _registry_record(self, record: Record) -> FullInfo | None:
         npn = getattr(record.Demographic, _NPN_FIELD[record.kind], None)

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import pydantic_core
 
+from tui_app.contract.errors import FieldError
 from tui_app.contract.search import (
     AdditionalInfoBlock,
     AgencySearch,
@@ -247,7 +248,24 @@ class Registry:
             fein = req.FirmFein.replace("-", "")
             params = (*_prefix(req.FirmName), fein, fein + _TOP)
             return self._capped(_FIRM_COLS, "registry_firms", _FIRM_WHERE, "name_lc, npn", params)
-        # The contract model refuses SSN and NPN for firms, so this is LICENSE.
+        if req.SearchType == SearchKind.SSN:
+            # The firm's tax id travels in FirmFein (DOMAIN.md); its digits must match.
+            digits = "".join(ch for ch in req.FirmFein or "" if ch.isdigit())
+            if not digits:
+                raise SearchRefused(
+                    "a firm search of SearchType SSN carries the firm's tax id in FirmFein",
+                    [FieldError("FirmFein", "is required when SearchType is SSN (the firm's "
+                                "tax id)")],
+                )
+            rows = self.db.query(f"{select} WHERE fein = ?", (digits,))
+            return rows, len(rows)
+        if req.SearchType == SearchKind.NPN:
+            raise SearchRefused(
+                "a firm search has no field for the NPN: read the firm by its NPN with "
+                "GET /producerpdbsearch/v1/agency?Npn=",
+                [FieldError("SearchType", "NPN has no field for the number in a firm search; "
+                            "use GET /agency?Npn=")],
+            )
         rows = self._licensed(select, req)
         return rows, len(rows)
 
@@ -291,6 +309,14 @@ class Registry:
         return TransactionTypeBlock(
             Type=what, Date=self.clock().isoformat(timespec="seconds"), CostCenter=cost_center
         )
+
+
+class SearchRefused(ValueError):
+    """A search the sandbox cannot answer, with the fields concerned (answered 400)."""
+
+    def __init__(self, message: str, errors: list[FieldError]) -> None:
+        super().__init__(message)
+        self.errors = errors
 
 
 def _entity(kind: SearchKind, hits: int, total: int) -> EntityBlock:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import socket
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from pathlib import Path
 import uvicorn
 
 from tui_app.sandbox.app import Sandbox, SandboxSettings, create_app
+from tui_app.sandbox.dialect import wrap
 
 
 def serve(
@@ -29,23 +31,31 @@ def serve(
     size: int,
     token: str | None,
     fail_rate: float,
+    max_bulk_records: int = 1000,
     latency_ms: int,
     step_seconds: float,
     today: date | None,
     import_rules: Path | None,
+    dialect: str = "native",
 ) -> int:
     settings = SandboxSettings(
         db_path=db,
         seed=seed,
         size=size,
         token=token,
+        max_bulk_records=max_bulk_records,
         fail_rate=fail_rate,
         latency_ms=latency_ms,
         step_seconds=step_seconds,
         import_rules=import_rules,
         today=today,
     )
-    app = create_app(Sandbox(settings))
+    try:
+        sandbox = open_sandbox(settings)
+    except ValueError as exc:
+        print(f"producer-tui sandbox serve: {exc}", file=sys.stderr)
+        return 2
+    app = create_app(sandbox)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio turns Nagle off only for sockets whose protocol says
     # TCP, and without that every answer waits ~40 ms for a delayed ACK.
@@ -57,8 +67,31 @@ def serve(
         sock.close()
         print(f"producer-tui: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
         return 2
-    server = _Server(uvicorn.Config(app, log_level="warning"))
+    server = _Server(uvicorn.Config(wrap(app, dialect), log_level="warning"))
     return asyncio.run(_run(server, sock, host))
+
+
+def open_sandbox(settings: SandboxSettings) -> Sandbox:
+    """The sandbox over ``settings``, or ``ValueError`` with one line saying what is wrong
+    with its database path or its import rules file."""
+    rules = settings.import_rules
+    if rules is not None and not rules.is_file():
+        raise ValueError(f"--import-rules: {rules} is not a readable file")
+    db = Path(settings.db_path)
+    if db.is_dir():
+        raise ValueError(f"--db: {db} is a folder; name a database file (it is created if "
+                         "missing)")
+    try:
+        return Sandbox(settings)
+    except sqlite3.DatabaseError as exc:
+        if db.exists() and "not a database" in str(exc):
+            raise ValueError(f"--db: {db} is not a SQLite database") from None
+        raise ValueError(f"--db: cannot open {db}: {exc}") from None
+    except OSError as exc:
+        where = exc.filename or db
+        raise ValueError(f"--db: cannot create {where}: {exc.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as exc:  # the import rules file
+        raise ValueError(f"--import-rules: {exc}") from None
 
 
 class _Server(uvicorn.Server):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import from_json
 
 from tui_app.wire.errors import WireError
 
@@ -29,3 +30,13 @@ def load_json(data: bytes | str, model_cls: type[M], *, context: dict[str, Any] 
         if first["type"] == "json_invalid":  # parsing failed, so it is the only error
             raise WireError(f"not valid JSON: {first['ctx']['error']}") from None
         raise
+
+
+def load_json_value(data: bytes | str) -> Any:
+    """Any JSON value, parsed without a model (for error bodies and the like). Text that is
+    not JSON, or nests deeper than about 200 levels, raises :class:`WireError`: the parser
+    (pydantic-core's) never recurses without bound, so no body can overflow the stack."""
+    try:
+        return from_json(data)
+    except ValueError as exc:
+        raise WireError(f"not valid JSON: {exc}") from None

@@ -25,7 +25,14 @@ dump and read by walking the model's fields, without a schema:
   ``{"<item name>": [...]}`` (or a single value) and an empty object as ``""``.
 
 Parsing goes through defusedxml with DTDs, entity declarations and external references
-refused, so no document can expand entities or make the parser read a file or URL.
+refused, so no document can expand entities or make the parser read a file or URL. A
+document nested deeper than :data:`MAX_DEPTH` elements or holding more than
+:data:`MAX_ELEMENTS` elements is refused while it is parsed (a :class:`WireError`), so
+neither memory nor the reader's recursion can be driven by the document.
+
+:func:`xml_problems` says which values of a JSON body XML could not carry (control
+characters, keys that are no element names, nesting too deep), so that a service can
+refuse them at input instead of failing every XML read of them later.
 """
 
 from __future__ import annotations
@@ -35,11 +42,11 @@ import types
 from collections.abc import Collection, Mapping
 from functools import cache
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
-from xml.etree.ElementTree import Element, ParseError
+from xml.etree.ElementTree import Element, ParseError, TreeBuilder
 from xml.parsers.expat import ErrorString
 
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import fromstring
+from defusedxml.ElementTree import DefusedXMLParser
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
@@ -48,6 +55,16 @@ from tui_app.wire.errors import WireError
 M = TypeVar("M", bound=BaseModel)
 
 REFUSED = "XML documents with a DTD or entity declarations are refused"
+MAX_DEPTH = 64
+"""Elements nested deeper than this refuse the document (the contract's deepest document,
+an export response holding a profile's DynamicData, is far shallower)."""
+MAX_ELEMENTS = 100_000
+"""More elements than this refuse the document (a full registry record has a few
+thousand)."""
+INPUT_MAX_DEPTH = 48
+"""How deep a JSON value may nest (see :func:`xml_problems`): shallower than
+:data:`MAX_DEPTH`, so that the value still fits when a response wraps it (an export's
+data set, an order's echo)."""
 
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _NAME = re.compile(r"[^\W\d][\w.\-]*")  # an XML name without a namespace prefix
@@ -136,6 +153,8 @@ def load_xml_data(
     if found not in roots:
         expected = " or ".join(f"<{r}>" for r in roots)
         raise WireError(f"expected the root element {expected}, found <{found}>")
+    if len(element) == 0 and (element.text or "").strip():
+        raise WireError(f"<{found}> holds text; its fields go in child elements")
     return _model_dict(element, model_cls)
 
 
@@ -146,9 +165,45 @@ def load_xml_dict(data: bytes | str) -> tuple[str, dict[str, Any]]:
     return _local(element.tag), _children(element, Any)
 
 
-def _parse(data: bytes | str) -> Element:
+class _TooBig(Exception):
+    pass
+
+
+class _Builder:
+    """A tree builder that stops the parse at :data:`MAX_DEPTH` / :data:`MAX_ELEMENTS`."""
+
+    def __init__(self, max_depth: int, max_elements: int) -> None:
+        self._tree = TreeBuilder()
+        self._depth = self._count = 0
+        self._max_depth, self._max_elements = max_depth, max_elements
+        self.data, self.close = self._tree.data, self._tree.close
+
+    def start(self, tag: str, attrib: dict[str, str]) -> Element:
+        self._depth += 1
+        self._count += 1
+        if self._depth > self._max_depth:
+            raise _TooBig(f"XML nested deeper than {self._max_depth} elements is refused")
+        if self._count > self._max_elements:
+            raise _TooBig(f"XML documents of more than {self._max_elements:,} elements are refused")
+        return self._tree.start(tag, attrib)
+
+    def end(self, tag: str) -> Element:
+        self._depth -= 1
+        return self._tree.end(tag)
+
+
+def _parse(
+    data: bytes | str, *, max_depth: int | None = None, max_elements: int | None = None
+) -> Element:
+    builder = _Builder(max_depth or MAX_DEPTH, max_elements or MAX_ELEMENTS)
+    parser = DefusedXMLParser(
+        target=builder, forbid_dtd=True, forbid_entities=True, forbid_external=True
+    )
     try:
-        return fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+        parser.feed(data)
+        return parser.close()
+    except _TooBig as exc:
+        raise WireError(str(exc)) from None
     except DefusedXmlException:
         raise WireError(REFUSED) from None
     except ParseError as exc:
@@ -233,3 +288,52 @@ def _unwrap(annotation: Any) -> Any:
         arms = [a for a in get_args(annotation) if a is not type(None)]
         return _unwrap(arms[0]) if len(arms) == 1 else Any
     return annotation
+
+
+# --- what XML cannot carry ---------------------------------------------------------------
+
+
+def xml_problems(
+    value: Any, path: str = "", *, max_depth: int = INPUT_MAX_DEPTH
+) -> list[tuple[str, str]]:
+    """(path, message) for every part of a plain JSON value (dicts, lists, text, numbers)
+    that could not be written as XML: text with a character XML 1.0 cannot carry (such as
+    ``\\x01``), an object key that is no XML element name, and nesting deeper than
+    ``max_depth`` objects and lists. Paths are spelled like
+    :class:`tui_app.contract.errors.FieldError` paths (``data.lastName``,
+    ``Contacts[0].EmailAddress``). Walks without recursion, so any depth is safe."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[Any, str, int]] = [(value, path, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, str):
+            bad = _ILLEGAL.search(item)
+            if bad:
+                found.append((where, f"holds a character XML cannot carry: {bad.group()!r}"))
+            continue
+        if not isinstance(item, (dict, list)):
+            continue
+        if depth >= max_depth:
+            found.append((where, f"is nested deeper than {max_depth} levels"))
+            continue
+        if isinstance(item, dict):
+            for key, child in item.items():
+                name = f"{where}.{key}" if where else str(key)
+                if not isinstance(key, str) or not _NAME.fullmatch(key):
+                    found.append((name, "is not a valid XML element name (letters, digits, "
+                                  "_ - . ; not starting with a digit)"))
+                stack.append((child, name, depth + 1))
+        else:
+            stack.extend((child, f"{where}[{i}]", depth + 1) for i, child in enumerate(item))
+    return sorted(found)
+
+
+_MAYBE = re.compile(rb"\\u|[Dd]ynamicData|\xef\xbf[\xbe\xbf]|[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def may_have_xml_problems(raw: bytes | str) -> bool:
+    """A fast pre-check of a JSON text for :func:`xml_problems`: False means no value in it
+    can have one (no ``\\\\u`` escape, no free-form ``DynamicData`` object, no raw character
+    XML refuses), so the walk over the decoded value can be skipped."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    return _MAYBE.search(data) is not None

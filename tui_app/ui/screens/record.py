@@ -1,22 +1,42 @@
 """The full registry record of one producer, in tabs: overview, addresses, licenses with
-their lines of authority, appointments, regulatory actions, organization, raw document.
-SSN, FEIN and birth date stay masked until the user reveals them (Ctrl+R or v)."""
+their lines of authority, appointments, regulatory actions, organization, every other
+member, raw document. SSN, FEIN and birth date stay masked until the user reveals them
+(Ctrl+R or v).
+
+A service may send members no model knows, or leave out ones we expect (issue 10): the
+known members go in their tabs, and every member the tabs do not show (unknown ones, and
+known ones without a column) is in the "More" tab's tree, so nothing sent is dropped."""
 
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
+from pydantic import BaseModel
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea, Tree
 
 from tui_app.client.errors import ClientError
-from tui_app.contract.search import FullInfo
-from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree
+from tui_app.contract.search import (
+    Address,
+    AddressInfoBlock,
+    Affiliation,
+    Appointment,
+    BiographicBlock,
+    FullInfo,
+    LicenseDataBlock,
+    LineOfAuthority,
+    ProducerBlock,
+    RegulatoryAction,
+    StateLicense,
+)
+from tui_app.pii import PII_FIELDS, format_dob, format_fein, format_ssn, mask_value
 from tui_app.standing import license_standing
 from tui_app.ui.widgets.status_bar import StatusBar
 
@@ -28,8 +48,84 @@ TABS = (
     "appointments",
     "actions",
     "organization",
+    "more",
     "raw",
 )
+
+SHOWN: dict[type[BaseModel], frozenset[str]] = {
+    FullInfo: frozenset({"Producer", "Biographic", "Organization", "LastUpdated",
+                         "AddressInfo", "LicenseData"}),
+    ProducerBlock: frozenset({"Npn", "EntityType"}),
+    BiographicBlock: frozenset(BiographicBlock.model_fields),
+    Affiliation: frozenset(Affiliation.model_fields),
+    AddressInfoBlock: frozenset({"Addresses"}),
+    Address: frozenset(Address.model_fields),
+    LicenseDataBlock: frozenset({"Licenses"}),
+    StateLicense: frozenset(StateLicense.model_fields),
+    LineOfAuthority: frozenset(LineOfAuthority.model_fields),
+    Appointment: frozenset(Appointment.model_fields),
+    RegulatoryAction: frozenset(RegulatoryAction.model_fields) - {"ReferenceNumber"},
+}
+"""Per model, the members the tabs show; everything else goes in the "More" tree."""
+
+_PII_LIKE = re.compile(r"(ssn|fein|tin|taxid|tax_id|socialsecurity|dateofbirth|birthdate|dob)$",
+                       re.IGNORECASE)
+
+
+def _mask(name: str, value: Any, reveal: bool) -> Any:
+    """Mask personal data by member name, also in members no model knows (``TaxId``,
+    ``BirthDate``), so the generic tree shows no more than the tabs."""
+    if reveal or value in (None, "") or isinstance(value, dict | list):
+        return value
+    if name in PII_FIELDS:
+        return mask_value(name, value)
+    if _PII_LIKE.search(name):
+        lowered = name.lower()
+        return format_dob(str(value)) if "birth" in lowered or lowered.endswith("dob") else (
+            format_ssn(str(value)))
+    return value
+
+
+def _mask_all(value: Any, reveal: bool) -> Any:
+    """A copy of a JSON-like tree with personal data masked by :func:`_mask`."""
+    if reveal:
+        return value
+    if isinstance(value, dict):
+        return {k: _mask_all(_mask(k, v, reveal), reveal) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask_all(v, reveal) for v in value]
+    return value
+
+
+def unshown_members(model: BaseModel, path: str = "") -> list[tuple[str, Any]]:
+    """Every member of ``model`` (recursively) that the tabs do not show, as (path,
+    value as sent): members no model knows, and known ones without a place in a tab."""
+    found: list[tuple[str, Any]] = []
+    shown = SHOWN.get(type(model), frozenset())
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        where = f"{path}.{name}" if path else name
+        if name not in shown:
+            if value not in (None, [], {}):
+                found.append((where, _plain(value)))
+            continue
+        if isinstance(value, BaseModel):
+            found += unshown_members(value, where)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    found += unshown_members(item, f"{where}[{i}]")
+    for name, value in (model.model_extra or {}).items():
+        found.append((f"{path}.{name}" if path else name, value))
+    return found
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def cell(value: object) -> Text:
@@ -119,6 +215,8 @@ class RecordScreen(Screen):
                     table = DataTable(id=f"{tab}-table", cursor_type="row", zebra_stripes=True)
                     table.add_columns(*columns)
                     yield table
+            with TabPane("More", id="more"):
+                yield Tree("Members not shown in the other tabs", id="more-tree")
             with TabPane("Raw", id="raw"):
                 yield TextArea("", id="raw-text", read_only=True, soft_wrap=False)
         yield Footer()
@@ -153,7 +251,7 @@ class RecordScreen(Screen):
             return
         reveal = self.app.reveal_pii
         bio = info.Biographic
-        if info.Producer.EntityType == "FIRM":
+        if self._is_firm(info):
             name = bio.FirmName if bio else None
             ident = f"FEIN {format_fein(bio.Fein or '', reveal)}" if bio and bio.Fein else ""
         else:
@@ -166,23 +264,29 @@ class RecordScreen(Screen):
         shown = "shown" if reveal else "masked: v reveals"
         title = Text.assemble(
             (name or "(no name)", "bold"),
-            f"   NPN {info.Producer.Npn}   {ident}   ",
+            f"   NPN {info.Producer.Npn or self.npn}   {ident}   ",
             (f"personal data {shown}", "dim"),
         )
         self.query_one("#record-title", Static).update(title)
         self.query_one("#overview-text", Static).update(self._overview(info, reveal))
         self._fill_tables(info, reveal)
-        raw = mask_tree(info.model_dump(mode="json", exclude_none=True), reveal)
+        self._fill_more(info, reveal)
+        raw = _mask_all(info.model_dump(mode="json", exclude_none=True), reveal)
         self.query_one("#raw-text", TextArea).load_text(json.dumps(raw, indent=2))
+
+    def _is_firm(self, info: FullInfo) -> bool:
+        entity = info.Producer.EntityType
+        return entity.upper() == "FIRM" if entity else self.kind == "agency"
 
     def _overview(self, info: FullInfo, reveal: bool) -> Text:
         bio = info.Biographic
+        entity = info.Producer.EntityType or ("FIRM" if self.kind == "agency" else "INDIVIDUAL")
         rows: list[tuple[str, object]] = [
-            ("Entity", info.Producer.EntityType.title()),
-            ("NPN", info.Producer.Npn),
+            ("Entity", entity.title()),
+            ("NPN", info.Producer.Npn or self.npn),
         ]
         if bio is not None:
-            if info.Producer.EntityType == "FIRM":
+            if self._is_firm(info):
                 rows += [
                     ("Firm name", bio.FirmName),
                     ("FEIN", format_fein(bio.Fein or "", reveal)),
@@ -219,7 +323,8 @@ class RecordScreen(Screen):
                 for p in (address.Line1, address.Line2, address.City, address.State, address.Zip)
                 if p
             )
-            rows.append((f"{address.Type.title()} address", line))
+            kind = f"{address.Type.title()} address" if address.Type else "Address"
+            rows.append((kind, line))
         text = Text()
         for label, value in rows:
             if value not in (None, ""):
@@ -236,7 +341,7 @@ class RecordScreen(Screen):
             "none": "dim",
         }
         licenses = info.LicenseData.Licenses if info.LicenseData else []
-        tables = {tab: self.query_one(f"#{tab}-table", DataTable) for tab in TABS[1:-1]}
+        tables = {tab: self.query_one(f"#{tab}-table", DataTable) for tab in TABS[1:-2]}
         for table in tables.values():
             table.clear()
         for a in info.AddressInfo.Addresses if info.AddressInfo else []:
@@ -305,6 +410,17 @@ class RecordScreen(Screen):
                 *map(cell, (org.Npn, org.Name, org.EntityType, org.Role, org.State, org.StartDate))
             )
 
+    def _fill_more(self, info: FullInfo, reveal: bool) -> None:
+        tree = self.query_one("#more-tree", Tree)
+        tree.clear()
+        found = unshown_members(info)
+        tree.root.set_label(Text(
+            f"Members not shown in the other tabs: {len(found)}" if found
+            else "Every member of this record is shown in the other tabs"))
+        for path, value in found:
+            _add_node(tree.root, path, value, reveal)
+        tree.root.expand_all()
+
     # --- actions ---
 
     async def action_order(self, filing: str) -> None:
@@ -323,3 +439,21 @@ class RecordScreen(Screen):
         tabs = self.query_one("#record-tabs", TabbedContent)
         index = TABS.index(tabs.active) if tabs.active in TABS else 0
         tabs.active = TABS[(index + step) % len(TABS)]
+
+
+def _add_node(parent: Any, name: str, value: Any, reveal: bool) -> None:
+    """One member as a tree node: a leaf ``name: value``, or a branch for an object or a
+    list. Labels are plain Text, never markup, whatever the service sent."""
+    key = name.rsplit(".", 1)[-1]
+    if isinstance(value, dict):
+        node = parent.add(Text(f"{name} ({len(value)} members)"), expand=True)
+        for child, inner in value.items():
+            _add_node(node, str(child), inner, reveal)
+    elif isinstance(value, list):
+        node = parent.add(Text(f"{name} ({len(value)} items)"), expand=True)
+        for i, inner in enumerate(value):
+            _add_node(node, f"{key}[{i}]" if isinstance(inner, dict | list) else f"[{i}]",
+                      inner, reveal)
+    else:
+        shown = _mask(key.split("[")[0], value, reveal)
+        parent.add_leaf(Text(f"{name}: {'null' if shown is None else shown}"))

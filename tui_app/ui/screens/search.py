@@ -1,5 +1,9 @@
 """Producer search: pick agents or agencies and a SearchType, fill the fields that type
-uses (validated as typed, from the contract), browse the hits, open a full record."""
+uses (validated as typed, from the contract), browse the hits, open a full record.
+
+A firm search of type NPN has no field for the number (DOMAIN.md): the form asks for the
+NPN and reads the firm with ``GET /agency?Npn=``. A hit without an NPN is listed but
+cannot be opened (a service need not send one)."""
 
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ class SearchScreen(AreaScreen):
         super().__init__()
         self.kind = "agent"
         self.result_kind = "agent"
-        self.rows: list[tuple[int, tuple[Text, ...]]] = []
+        self.rows: list[tuple[int | None, tuple[Text, ...]]] = []
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="search-top"):
@@ -93,6 +97,9 @@ class SearchScreen(AreaScreen):
     def _form(self, kind: SearchKind) -> ModelForm:
         """The fields a search of this kind evaluates, the required ones marked."""
         model = self._model()
+        if self.kind == "agency" and kind == SearchKind.NPN:
+            # "Firm by NPN" is the full-record lookup: GET /agency?Npn= (DOMAIN.md).
+            return ModelForm(FullRecordQuery, id="search-form", classes="firm-by-npn")
         return ModelForm(
             model,
             fields=model.fields_for(kind),
@@ -128,6 +135,11 @@ class SearchScreen(AreaScreen):
         if request is None:
             form.focus_first_error()
             self.notify("Correct the fields marked ✗ first.", severity="warning")
+            return
+        if isinstance(request, FullRecordQuery):
+            self.query_one("#result-info", Static).update(
+                "A firm search has no NPN field: opening the firm with GET /agency?Npn=.")
+            self.open_record("agency", request.Npn)
             return
         self.query_one("#result-info", Static).update("Searching…")
         self.run_search(self.kind, request)
@@ -165,7 +177,7 @@ class SearchScreen(AreaScreen):
                 (
                     h.Npn,
                     (
-                        Text(str(h.Npn)),
+                        Text("" if h.Npn is None else str(h.Npn)),
                         Text(" ".join(p for p in (h.FirstName, h.MiddleName, h.LastName) if p)),
                         Text(format_ssn(h.SsnLast4 or "")),
                         Text(h.ResidentState or ""),
@@ -181,7 +193,7 @@ class SearchScreen(AreaScreen):
                 (
                     h.Npn,
                     (
-                        Text(str(h.Npn)),
+                        Text("" if h.Npn is None else str(h.Npn)),
                         Text(h.FirmName or ""),
                         Text(format_fein(h.FeinLast4 or "")),
                         Text(h.ResidentState or ""),
@@ -207,9 +219,9 @@ class SearchScreen(AreaScreen):
         table = self.query_one("#results", DataTable)
         table.clear()
         needle = needle.lower().strip()
-        for npn, cells in self.rows:
+        for index, (_, cells) in enumerate(self.rows):
             if not needle or any(needle in cell.plain.lower() for cell in cells):
-                table.add_row(*cells, key=str(npn))
+                table.add_row(*cells, key=str(index))
 
     # --- filter, open, back ---
 
@@ -249,7 +261,12 @@ class SearchScreen(AreaScreen):
 
     @on(DataTable.RowSelected, "#results")
     def _open_row(self, event: DataTable.RowSelected) -> None:
-        self.open_record(self.result_kind, int(event.row_key.value))
+        npn = self.rows[int(event.row_key.value)][0]
+        if npn is None:
+            self.notify("The service sent this hit without an NPN, so its record cannot be "
+                        "opened; search by another field.", title="Record", severity="warning")
+            return
+        self.open_record(self.result_kind, npn)
 
     @on(Input.Submitted, "#npn")
     @on(Button.Pressed, "#open-npn")

@@ -3,7 +3,9 @@
 Each field's bounds become its live check, a ``Literal`` or enum becomes a select, a nested
 object a collapsible group. Errors are the contract's own messages (``must be exactly 2
 characters``), shown under the field they name, including a cross-field rule's message on
-every field it names. The widget knows nothing of orders or searches.
+every field it names. Warnings (``⚠``) are our habits beyond the spec (a 9-digit SSN, a
+known state code): shown the same way, they never block a submit (issue 10). The widget
+knows nothing of orders or searches.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Collapsible, Input, Label, Select, Static
 
+from tui_app.contract.base import warnings
 from tui_app.contract.errors import FieldError
 from tui_app.pii import PII_FIELDS
 from tui_app.ui.fields import (
@@ -45,6 +48,9 @@ class ModelForm(VerticalScroll, can_focus=False):
     elsewhere); ``required`` marks conditionally required fields."""
 
     DEFAULT_CLASSES = "model-form"
+    DEFAULT_CSS = """
+    ModelForm .field-error.-warning { color: $warning; }
+    """
 
     class Submitted(Message):
         """Enter was pressed in one of the form's inputs."""
@@ -87,6 +93,8 @@ class ModelForm(VerticalScroll, can_focus=False):
         self._show_all = False
         self._server_errors: list[FieldError] = []
         self.errors: list[FieldError] = []
+        self.warnings: list[FieldError] = []
+        """Habits of ours the data breaks: shown on the field, never blocking."""
 
     def on_mount(self) -> None:
         # Looked up once: a keystroke repaints errors, and forms have up to ~80 fields.
@@ -204,6 +212,7 @@ class ModelForm(VerticalScroll, can_focus=False):
         """Check the form's data (read once: it runs on every keystroke) and paint."""
         data = self.data()
         model, self.errors = check(self.model, data, self.context)
+        self.warnings = [FieldError(p, m) for p, m in warnings(self.model, data, self.context)]
         self._paint(data)
         return model
 
@@ -214,16 +223,20 @@ class ModelForm(VerticalScroll, can_focus=False):
         ruled = {self._owner(p) for p, _ in rules(data)} if rules and self._touched else set()
         by_path: dict[str, list[str]] = {}
         for err in [*self.errors, *self._server_errors]:
-            by_path.setdefault(self._owner(err.path), []).append(err.message)
+            by_path.setdefault(self._owner(err.path), []).append(f"✗ {err.message}")
+        invalid = set(by_path)
+        for warning in self.warnings:
+            by_path.setdefault(self._owner(warning.path), []).append(f"⚠ {warning.message}")
         for path in self.inputs:
             visible = self._show_all or path in self._touched or path in ruled
-            text = "\n".join(f"✗ {m}" for m in by_path.get(path, [])) if visible else ""
+            text = "\n".join(by_path.get(path, [])) if visible else ""
             if self._shown.get(path, "") == text:
                 continue
             self._shown[path] = text
-            self._boxes[path].set_class(bool(text), "-invalid")
+            self._boxes[path].set_class(bool(text) and path in invalid, "-invalid")
             self._error_lines[path].update(text)
             self._error_lines[path].set_class(bool(text), "-shown")
+            self._error_lines[path].set_class(bool(text) and path not in invalid, "-warning")
 
     def _owner(self, path: str) -> str:
         """The input an error belongs to: ``data.loa[0]`` belongs to ``data.loa``."""
@@ -248,6 +261,10 @@ class ModelForm(VerticalScroll, can_focus=False):
             self._controls[path].focus()
             return True
         return False
+
+    def warning_paths(self) -> list[str]:
+        """Inputs with a warning (never blocking a submit)."""
+        return [p for p in self.inputs if any(self._owner(w.path) == p for w in self.warnings)]
 
     def unmatched_errors(self) -> list[FieldError]:
         """Errors that name no input of this form (shown by the caller as a summary)."""
