@@ -13,7 +13,6 @@ import sys
 import termios
 import threading
 import time
-from pathlib import Path
 
 from bulk_support import agent, envelope, write_ndjson
 
@@ -63,13 +62,14 @@ def test_a_job_started_in_the_tui_finishes_after_the_terminal_hangs_up(
     seen = bytearray()
     threading.Thread(target=_drain, args=(fd, seen), daemon=True).start()
     try:
-        _wait(lambda: len(seen) > 2000, 30, "the first frame")
-        time.sleep(2.0)  # connected to the embedded sandbox
-        for keys in ("4", F2, str(path), F5):
+        _wait(lambda: b"online" in seen, 60, "the app, connected to its sandbox")
+        os.write(fd, b"4")
+        _wait(lambda: b"NDJSON" in seen, 30, "the Bulk area")
+        for keys in (F2, str(path), F5):
+            time.sleep(0.5)
             os.write(fd, keys.encode())
-            time.sleep(0.8)
         journal = Journal()
-        _wait(lambda: journal.jobs(), 30, "the job to be submitted")
+        _wait(lambda: journal.jobs(), 60, "the job to be submitted")
         [job] = journal.jobs()
         _wait(lambda: journal.is_running(job.id), 30, "its worker")
     finally:

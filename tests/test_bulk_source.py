@@ -55,12 +55,12 @@ def test_bare_records_in_either_spelling_get_a_new_guid():
 def test_errors_are_plain_paths_in_the_bulk_spelling_relative_to_the_line():
     bad = agent("K2", 2)
     del bad["demographic"]["firstName"]
-    bad["ssn"] = "12"
+    bad["businessAddress"]["city"] = ""
     result, record = checked(bad)
     assert record is None and result.kind == "agent" and result.profile_key == "K2"
     assert result.client_ref_id is None  # a bare record that is never sent needs no id
     assert set(result.errors) == {
-        "ssn: must be exactly 9 characters, not 2",
+        "businessAddress.city: is required",
         "demographic.firstName: is required",
     }
     result, _ = checked(envelope(bad, "not-a-guid"))

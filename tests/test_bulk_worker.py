@@ -137,12 +137,12 @@ def test_two_workers_never_run_one_job(served, tmp_path):
 
 
 def test_bad_lines_are_named_with_their_reason(capsys, served, tmp_path):
-    lines = [*agents("BAD", 10), '{"profileKey": "X", "ssn": "12"}', "{broken"]
+    lines = [*agents("BAD", 10), '{"profileKey": "X", "ssn": "1", "demographic": {}}', "{broken"]
     lines += ["[1]"] * 21
     path = write_ndjson(tmp_path / "bad.ndjson", lines)
     code, _, err = bulk(capsys, "submit", str(path), "--wait")
     assert code == 1
-    assert "  line 11: INVALID: ssn: " in err and "  line 12: INVALID: not valid JSON" in err
+    assert "  line 11: INVALID: demographic.empStatus: " in err and "  line 12: INVALID: not valid JSON" in err
     assert "  and 3 more: producer-tui bulk report " in err  # 23 bad lines, 20 shown
 
 

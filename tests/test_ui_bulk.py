@@ -66,7 +66,7 @@ def agent_line(n: int, *, business_address: bool = True) -> str:
     return json.dumps(BulkItem.wrap(AgentRecord(**fields)).to_line())
 
 
-BAD_SSN = json.dumps({"profileKey": "UIB-BAD", "ssn": "12"})
+BAD_SSN = json.dumps({"profileKey": "UIB-BAD", "ssn": "960000000", "demographic": {}})
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:
@@ -155,7 +155,7 @@ async def test_a_file_is_checked_submitted_and_followed_to_the_end(ui_app, tmp_p
         await settle(app, pilot)
         summary = text_of(screen, "#bulk-preflight")
         assert "mixed.ndjson  checked: 6 records, 4 valid, 2 invalid" in summary
-        assert "✗ line 2: ssn: must be exactly 9 characters, not 2" in summary
+        assert "✗ line 2: demographic.empStatus: is required" in summary
         assert "✗ line 4: not valid JSON" in summary
         assert "F5 submits the 4 valid records" in summary
 

@@ -92,5 +92,5 @@ def start_embedded_sandbox(seed: int, today: date | None = None, **settings) -> 
 
     sandbox = Sandbox(SandboxSettings(
         db_path=data_dir() / f"sandbox-{seed}.db", seed=seed, today=today, **settings))
-    sandbox.start()
+    sandbox.start(bulk_worker=False)
     return sandbox

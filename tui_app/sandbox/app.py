@@ -107,10 +107,19 @@ class Sandbox:
     def _lookup_npn(self, npn: int):
         return self._lookup("agent", npn) or self._lookup("agency", npn)
 
-    def start(self) -> None:
-        """Seed the registry (once per database) and start the bulk worker."""
+    def start(self, *, bulk_worker: bool = True) -> None:
+        """Seed the registry (once per database) and start the bulk worker, or (with
+        ``bulk_worker`` false) leave it to start on the first bulk request. The embedded
+        sandbox waits: the app's own process never sends bulk requests (a detached worker
+        does, with its own sandbox over the same file), so it must not take the database's
+        bulk work, and the interface stays as quick while a job runs as when none does."""
         s = self.settings
         self.registry.ensure_seeded(s.seed, s.size, max(1, s.size // 5), today=s.today)
+        if bulk_worker:
+            self.bulk_worker()
+
+    def bulk_worker(self) -> None:
+        """Start the bulk worker thread if it is not running."""
         if self._worker is None:
             self._worker = threading.Thread(
                 target=self.bulk.run_worker, args=(self._stop,), name="sandbox-bulk", daemon=True
@@ -446,6 +455,7 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
         if _media_type(request) not in NDJSON_TYPES:
             raise HttpError(415, "send the records as application/x-ndjson")
         body = await request.body()
+        sandbox.bulk_worker()
         try:
             job = await asyncio.to_thread(sandbox.bulk.accept, body, settings.max_bulk_records)
         except bulk.TooManyRecords as exc:
@@ -461,6 +471,7 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
         if not bulk.is_request_id(job):
             raise HttpError(400, "invalid path", [FieldError(
                 "bulkRequestId", "must be a bulkRequestId: a UUID returned by the submission")])
+        sandbox.bulk_worker()  # a request left by an earlier process is finished
         found = await asyncio.to_thread(sandbox.bulk.status_json, job)
         if found is None:
             raise HttpError(404, f"no bulk request {job}")
