@@ -28,6 +28,11 @@ from pydantic_core import PydanticCustomError, core_schema
 DIGITS = r"[0-9]+"
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
 @dataclass(frozen=True)
 class Bounds:
     """Length and pattern bounds of a string field, with the pattern said in words.
@@ -60,12 +65,23 @@ class Bounds:
             raise PydanticCustomError(
                 "length", "must be at most {n} characters, not {got}", {"n": self.max_len, "got": n}
             )
-        if self.pattern and value and not re.fullmatch(self.pattern, value):
+        if self.pattern and value and not _compiled(self.pattern).fullmatch(value):
             raise PydanticCustomError("pattern", "must contain {means}", {"means": self.means})
         return value
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> core_schema.CoreSchema:
-        return core_schema.no_info_after_validator_function(self.check, handler(source))
+        schema = handler(source)
+        exact = self.max_len is not None and self.min_len == self.max_len
+        if not exact and not self.pattern and schema.get("type") == "str":
+            # Length only: pydantic-core checks it, with no Python call per value (a bulk
+            # record has dozens of such fields); errors.field_errors words its errors as
+            # check() would.
+            if self.min_len:
+                schema = {**schema, "min_length": self.min_len}
+            if self.max_len is not None:
+                schema = {**schema, "max_length": self.max_len}
+            return schema
+        return core_schema.no_info_after_validator_function(self.check, schema)
 
     def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> dict[str, Any]:
         out = handler(schema)
@@ -268,6 +284,8 @@ class RecordModel(ContractModel):
 
     @model_validator(mode="after")
     def _format_rules(self, info: ValidationInfo) -> RecordModel:
+        if not (self.xml_omits or self.bulk_only_required):
+            return self  # most sections: nothing differs between the formats
         xml = (info.context or {}).get("format") == "xml"
         if xml:
             present = sorted(n for n in self.xml_omits if getattr(self, n) is not None)

@@ -53,6 +53,11 @@ def _plain(err: dict[str, Any]) -> str:
         return "must be a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301"
     if kind == "value_error":
         return str(ctx.get("error", err["msg"]))
+    if kind in ("string_too_short", "string_too_long"):  # a Bounds checked natively
+        got = len(err["input"]) if isinstance(err.get("input"), str) else 0
+        if kind == "string_too_long":
+            return f"must be at most {ctx['max_length']} characters, not {got}"
+        return f"must be at least {ctx['min_length']} characters, not {got}" if got else "is required"
     return err["msg"]
 
 
