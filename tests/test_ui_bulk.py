@@ -638,3 +638,35 @@ def test_paths_complete_from_the_folder(tmp_path, monkeypatch):
     assert complete(f"{tmp_path}/nowhere/x") is None
     monkeypatch.setenv("HOME", str(tmp_path))
     assert complete("~/no") == "~/notes.txt"  # the ~ stays as typed
+
+
+async def test_no_journal_call_runs_on_the_event_loop(ui_app, tmp_path, monkeypatch):
+    """Every read and write of the journal the Bulk area makes (listing, submitting,
+    refreshing, a job's pages, line details) happens off the loop's thread."""
+    import threading
+
+    on_loop: list[str] = []
+    for name in ("_query", "_tx"):
+        original = getattr(Journal, name)
+
+        def watched(self, *args, _original=original, _name=name, **kwargs):
+            if threading.current_thread() is threading.main_thread():
+                on_loop.append(_name)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Journal, name, watched)
+    path = mixed_file(tmp_path)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await until_ended(pilot, screen)
+        await pilot.press("f8")
+        await settle(app, pilot)
+        await pilot.press("f", "down", "a", "n", "escape")
+        await settle(app, pilot)
+        await pilot.press("f7", "f6")
+        await settle(app, pilot)
+    assert on_loop == []
