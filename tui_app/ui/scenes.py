@@ -7,6 +7,7 @@ embedded sandbox with a fixed seed and date, so the pictures only change when th
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import tempfile
@@ -218,6 +219,13 @@ async def bulk(pilot: Pilot) -> None:
         await pilot.press("enter")
         await settle(pilot)
         await pilot.press("f5")
+        await settle(pilot)
+        screen = pilot.app.screen
+        for _ in range(1200):  # the job's worker runs it: wait until the table says done
+            if any(s.job.state == "DONE" and not s.running for s in screen.seen.values()):
+                break
+            await asyncio.sleep(0.05)
+            await pilot.pause()
         await settle(pilot)
     finally:
         journal.secrets, journal._now = draw, now
