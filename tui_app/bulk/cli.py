@@ -332,10 +332,7 @@ def _summary(job: Job) -> str:
         f"sent {c.sent_so_far}/{c.valid}, completed {c.completed}, failed {c.failed}, "
         f"invalid {c.invalid}"
     )
-    for count, words in ((c.retrying, "retrying"), (c.waiting, "waiting for an earlier line"),
-                         (c.superseded, "superseded"), (c.unknown, "unknown")):  # fmt: skip
-        if count:
-            text += f", {words} {count}"
+    text = ", ".join([text, *c.others()])
     if not job.scan_done:
         text = f"validating ({job.share_read:.0%} of the file), " + text
     return text

@@ -259,6 +259,13 @@ class Counts:
         """Valid lines that have been sent at least once (or need not be)."""
         return self.valid - self.pending - self.waiting
 
+    def others(self) -> list[str]:
+        """The counts beyond completed, failed and invalid that are not zero, in words
+        ("12 to retry"), for every progress line of the CLI and the TUI."""
+        return [f"{n:,} {words}" for n, words in (
+            (self.retrying, "to retry"), (self.waiting, "waiting for an earlier line"),
+            (self.superseded, "superseded"), (self.unknown, "of unknown outcome")) if n]  # fmt: skip
+
     @property
     def all_succeeded(self) -> bool:
         """Every line's data is in the service: completed, or superseded by a later

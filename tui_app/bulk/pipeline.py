@@ -33,6 +33,7 @@ are recorded, polling stops (accepted batches are polled by the next run).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import itertools
@@ -173,29 +174,27 @@ async def run_job(
     *,
     on_progress: ProgressCallback | None = None,
     stop: asyncio.Event | None = None,
+    locked: bool = False,
 ) -> Job:
     """Do all that is left of a job with ``client`` (which must talk to the job's
     environment) and return the job as it ends: DONE, or STOPPED with a message.
-    ``on_progress`` is called on the event loop after each step. Raises
-    :class:`~tui_app.bulk.journal.JobBusy` if another process runs the job and
-    :class:`~tui_app.bulk.source.SourceChanged` if its file changed."""
-    job = journal.job(job_id)
-    with journal.running(job.id):
-        return await run_locked(journal, job.id, client, settings,
-                                on_progress=on_progress, stop=stop)  # fmt: skip
+    ``on_progress`` is called on the event loop after each step. ``locked``: the caller
+    holds the job's lock already (a worker takes it before it connects, so two workers
+    never both connect). Raises :class:`~tui_app.bulk.journal.JobBusy` if another
+    process runs the job and :class:`~tui_app.bulk.source.SourceChanged` if its file
+    changed."""
+    with contextlib.nullcontext() if locked else journal.running(job_id):
+        return await _run_locked(journal, job_id, client, settings, on_progress, stop)
 
 
-async def run_locked(
+async def _run_locked(
     journal: Journal,
     job_id: str,
     client: RegistryClient,
-    settings: Settings = Settings(),
-    *,
-    on_progress: ProgressCallback | None = None,
-    stop: asyncio.Event | None = None,
+    settings: Settings,
+    on_progress: ProgressCallback | None,
+    stop: asyncio.Event | None,
 ) -> Job:
-    """:func:`run_job` for a caller that holds the job's lock already (a worker process
-    takes it before it connects, so two workers never both connect)."""
     journal.started(job_id, os.getpid())
     job = journal.job(job_id)
     try:

@@ -143,7 +143,7 @@ async def work(
     so whoever sees the job ended sees it finished. SIGTERM and SIGINT stop it
     gracefully; a second one at once. Raises :class:`~tui_app.bulk.journal.JobBusy` if
     another worker has it."""
-    from tui_app.bulk.pipeline import run_locked, settings_for
+    from tui_app.bulk.pipeline import run_job, settings_for
     from tui_app.client.factory import connect
 
     stop = asyncio.Event()
@@ -162,9 +162,9 @@ async def work(
         try:
             connection = await connect(env)
             try:
-                job = await run_locked(journal, job_id, connection.client,
-                                       settings_for(concurrency),
-                                       on_progress=on_progress, stop=stop)  # fmt: skip
+                job = await run_job(journal, job_id, connection.client,
+                                    settings_for(concurrency), on_progress=on_progress,
+                                    stop=stop, locked=True)  # fmt: skip
             finally:
                 await connection.aclose()
             if finish is not None:

@@ -32,10 +32,7 @@ def counts_words(job: Job) -> str:
         f"{c.lines:,} lines: {c.completed:,} completed, {c.failed:,} failed, "
         f"{c.invalid:,} invalid; sent {c.sent_so_far:,} of {c.valid:,} valid"
     )
-    for count, words in ((c.retrying, "to retry"), (c.waiting, "waiting for an earlier line"),
-                         (c.superseded, "superseded"), (c.unknown, "of unknown outcome")):  # fmt: skip
-        if count:
-            text += f", {count:,} {words}"
+    text = ", ".join([text, *c.others()])
     if not job.scan_done:
         text = f"validating: {job.share_read:.0%} of the file read; " + text
     return text
