@@ -670,3 +670,29 @@ async def test_no_journal_call_runs_on_the_event_loop(ui_app, tmp_path, monkeypa
         await pilot.press("f7", "f6")
         await settle(app, pilot)
     assert on_loop == []
+
+
+async def test_lines_of_unknown_outcome_are_verified_from_the_details(ui_app, tmp_path):
+    path = write_lines(tmp_path / "v.ndjson", [agent_line(n) for n in range(1, 4)])
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await until_ended(pilot, screen)
+        [job] = Journal().jobs()
+        with Journal() as journal:  # as if the answers to their requests had been lost
+            journal._conn.execute("UPDATE lines SET state = 'UNKNOWN' WHERE job_id = ?",
+                                  (job.id,))  # fmt: skip
+        await pilot.press("f8")
+        await settle(app, pilot)
+        detail = app.screen
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert page_rows(detail) == [("1", "unknown"), ("2", "unknown"), ("3", "unknown")]
+        await pilot.press("f8")
+        await settle(app, pilot)
+        assert "3 lines verified: 3 completed, 0 failed, 0 superseded." in messages(app)
+        await wait_for(pilot, lambda: page_rows(detail) == [], "the unknown lines to settle")
+        assert Journal().job(job.id).counts.completed == 3
