@@ -11,6 +11,9 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 
+from tui_app.shell.parsers import COMMANDS as SHELL_COMMANDS
+from tui_app.shell.parsers import add_parsers
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -102,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", required=True, help="CSV file: one row per input line")
     report.add_argument("--failed", help="NDJSON of the failed and invalid lines "
                         "(default: failed.ndjson beside --out)")
+    add_parsers(sub)  # search, record, order, profile, export (issue 11)
     return parser
 
 
@@ -139,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _screenshots(args)
         if args.command == "bulk":
             return _bulk(args)
+        if args.command in SHELL_COMMANDS:
+            from tui_app.shell import main as shell_main
+
+            return shell_main(args)
         return _tui(args)
     except ConfigError as exc:
         print(f"producer-tui: {exc}", file=sys.stderr)
