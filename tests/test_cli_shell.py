@@ -8,8 +8,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -396,3 +399,116 @@ def test_export_bad_input_exits_2(capsys, unreachable, tmp_path):
 
 def test_export_unreachable_exits_3(capsys, unreachable):
     assert run(capsys, "export", "agent", "K", "--data-sets", "Address")[0] == 3
+
+
+# --- a service that answers badly ----------------------------------------------------------
+
+
+class _OddService(BaseHTTPRequestHandler):
+    """Per group: an unreadable search answer, a failing transaction group (500), an
+    export group that refuses the credentials (401) and an import answer that breaks the
+    contract."""
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        path = self.path
+        if path.startswith("/producerpdbsearch"):
+            status, kind, body = 200, "text/html", b"<html><body>maintenance</body></html>"
+        elif path.startswith("/producertransaction"):
+            status, kind, body = 500, "application/json", b'{"message": "database down"}'
+        elif path.startswith("/producerexport"):
+            status, kind, body = 401, "application/json", b'{"message": "who are you"}'
+        elif path.startswith("/producerimport"):
+            status, kind = 200, "application/xml"
+            body = b"<ImportResult><Success>perhaps</Success></ImportResult>"
+        else:
+            status, kind, body = 404, "application/json", b"{}"
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _answer
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def odd_service():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _OddService)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def odd(odd_service, config_file: Path):
+    write_served_config(config_file, odd_service)
+
+
+def test_an_unreadable_answer_exits_3(capsys, odd, tmp_path):
+    code, out, err = run(capsys, "search", "agents", "--npn", DEMO_AGENT)
+    assert (code, out) == (3, "") and "not a valid AgentSearchResponse" in err
+    code, out, err = run(capsys, "record", "agent", DEMO_AGENT)
+    assert (code, out) == (3, "") and "not a valid FullRecordResponse" in err
+    code, out, err = run(capsys, "profile", "import", str(agent_xml(tmp_path, "ODD-1")))
+    assert (code, out) == (3, "") and "not a valid ImportResult" in err
+
+
+def test_a_failing_service_and_refused_credentials_exit_1(capsys, odd, tmp_path):
+    code, out, err = run(capsys, "order", "status", "SH200")
+    assert (code, out) == (1, "") and "the service failed (500): database down" in err
+    code, out, err = run(capsys, "order", "submit", str(order_file(tmp_path, "SH200")),
+                         "--update")
+    assert (code, out) == (1, "") and "(500)" in err
+    code, out, err = run(capsys, "export", "agent", "K", "--data-sets", "Address")
+    assert (code, out) == (1, "") and "did not accept the credentials (401)" in err
+
+
+def test_a_timeout_exits_3(capsys, config_file, tmp_path):
+    """A service that accepts the connection and never answers."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    try:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        config_file.parent.mkdir(parents=True, exist_ok=True)
+        config_file.write_text(f'active = "mute"\n[environments.mute]\nbase_url = "{url}"\n'
+                               "timeout = 0.3\n", encoding="utf-8")
+        code, out, err = run(capsys, "profile", "import", str(agent_xml(tmp_path, "MUTE-1")))
+    finally:
+        listener.close()
+    assert (code, out) == (3, "") and "did not answer within 0.3 s" in err
+
+
+# --- defaults ------------------------------------------------------------------------------
+
+
+def test_a_fresh_machine_uses_the_embedded_sandbox(capsys, seeded_sandbox_db):
+    """No config: the default environment is the embedded sandbox."""
+    from tui_app.config import data_dir
+
+    target = data_dir() / "sandbox-42.db"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(seeded_sandbox_db, target)
+    code, out, err = run(capsys, "record", "agent", DEMO_AGENT)
+    assert code == 0, err
+    assert FullRecordResponse.model_validate_json(out).NiprFullInfo.Producer.Npn == 19000001
+
+
+def test_table_is_the_default_on_a_terminal_and_env_goes_either_side(
+    capsys, served, monkeypatch
+):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, _ = run(capsys, "--env", "served", "search", "agents", "--npn", DEMO_AGENT)
+    assert code == 0 and out.startswith("NPN ") and "***-**-1234" in out
+    code, out, err = run(capsys, "--env", "served", "search", "agents", "--npn", DEMO_AGENT,
+                         "--env", "nowhere")
+    assert code == 2 and "no environment named nowhere" in err
