@@ -59,12 +59,27 @@ def environment(args: argparse.Namespace):
     return name, config.environments[name]
 
 
+_LAST: dict[str, Any] = {}
+"""The last answer of the service in this run, as received (an ``httpx.Response``)."""
+
+
 @asynccontextmanager
 async def client_of(env) -> AsyncIterator[Any]:
-    """The same client the TUI uses (``tui_app.client.factory.connect``)."""
+    """The same client the TUI uses (``tui_app.client.factory.connect``). Its answers are
+    kept as received, so that ``--format json`` (or ``xml``, when the service answered in
+    XML) prints exactly what the service said: the models the client returns leave out
+    members sent as ``null`` where they mean an empty list, and fill in what the client
+    knows (the order number it asked for)."""
     from tui_app.client.factory import connect
 
+    _LAST.clear()
     connection = await connect(env)
+
+    async def keep(response) -> None:
+        await response.aread()
+        _LAST["response"] = response
+
+    connection.client._http.event_hooks["response"].append(keep)
     try:
         yield connection.client
     finally:
@@ -90,9 +105,23 @@ def validated(model: type, data: Any, context: dict | None = None):
 # --- formats ------------------------------------------------------------------------------
 
 
+def _raw(kind: str) -> Any:
+    """The service's last answer if it was a success in ``kind`` (json or xml)."""
+    response = _LAST.get("response")
+    if response is None or not response.is_success:
+        return None
+    return response if kind in response.headers.get("Content-Type", "") else None
+
+
 def answer_dict(model: Any) -> Any:
-    """A response model as the service sent it: every member it carried (unknown ones
-    too), none it did not."""
+    """The service's answer as it sent it, every member it carried (unknown ones too) and
+    none it did not; from ``model`` when the service answered in XML."""
+    raw = _raw("json")
+    if raw is not None:
+        try:
+            return json.loads(raw.content)
+        except ValueError:  # the client read it, so this does not happen
+            pass
     return model.model_dump(mode="json", exclude_unset=True)
 
 
@@ -101,6 +130,11 @@ def json_text(model: Any, indent: int | None = 2) -> str:
 
 
 def xml_text(model: Any, root: str) -> str:
+    """The answer as XML: as received when the service answered in XML, else written with
+    the interface's conventions under ``root``."""
+    raw = _raw("xml")
+    if raw is not None:
+        return raw.content.decode("utf-8", errors="replace")
     from tui_app.wire.xml import dump_xml_dict
 
     return dump_xml_dict(root, answer_dict(model)).decode("utf-8")
