@@ -79,7 +79,9 @@ async def client_of(env) -> AsyncIterator[Any]:
         await response.aread()
         _LAST["response"] = response
 
-    connection.client._http.event_hooks["response"].append(keep)
+    http = getattr(connection.client, "_http", None)  # without it: answers from the models
+    if http is not None:
+        http.event_hooks["response"].append(keep)
     try:
         yield connection.client
     finally:
