@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from datetime import date
 
 from tui_app.bulk.commands import add_bulk_parser
+from tui_app.shell.parsers import COMMANDS as SHELL_COMMANDS
+from tui_app.shell.parsers import add_parsers
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -81,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
                        "date the database is first seeded")
 
     add_bulk_parser(sub, _positive)
+    add_parsers(sub)  # search, record, order, profile, export (issue 11)
     return parser
 
 
@@ -118,6 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _screenshots(args)
         if args.command == "bulk":
             return _bulk(args)
+        if args.command in SHELL_COMMANDS:
+            from tui_app.shell import main as shell_main
+
+            return shell_main(args)
         return _tui(args)
     except ConfigError as exc:
         print(f"producer-tui: {exc}", file=sys.stderr)

@@ -147,14 +147,17 @@ class Profiles:
                 f"for a new {record.kind} profile" if new else f"to update an {record.kind} profile"
             )
             raise ContractError([FieldError(s, f"is required {why}") for s in missing])
-        stored = {} if new else from_json(row["record"])
-        merged = stored | record.model_dump(mode="json", exclude_none=True)
+        if new:  # nothing to merge: pydantic-core writes the JSON (a bulk import's case)
+            text = record.model_dump_json(exclude_none=True)
+        else:
+            text = to_json(from_json(row["record"]) | record.model_dump(mode="json",
+                                                                         exclude_none=True))
         now = self._clock().isoformat()
         conn.execute(
             "INSERT INTO profiles VALUES (?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (kind, profile_key, identity) DO UPDATE"
             " SET record = excluded.record, updated_at = excluded.updated_at",
-            (record.kind, key, identity, to_json(merged), now, now),
+            (record.kind, key, identity, text, now, now),
         )
         return new
 

@@ -328,12 +328,13 @@ def xml_problems(
     return sorted(found)
 
 
-_MAYBE = re.compile(rb"\\u|[Dd]ynamicData|\xef\xbf[\xbe\xbf]|[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_MARKS = ("\\u", "ynamicData", "\ufffe", "\uffff")
 
 
 def may_have_xml_problems(raw: bytes | str) -> bool:
-    """A fast pre-check of a JSON text for :func:`xml_problems`: False means no value in it
-    can have one (no ``\\\\u`` escape, no free-form ``DynamicData`` object, no raw character
-    XML refuses), so the walk over the decoded value can be skipped."""
-    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    return _MAYBE.search(data) is not None
+    """A fast pre-check of a JSON text that parsed, for :func:`xml_problems`: False means
+    no value in it can have one (no ``\\u`` escape, no free-form ``DynamicData`` object,
+    no raw U+FFFE / U+FFFF; other raw control characters are not valid JSON), so the walk
+    over the decoded value can be skipped."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    return any(mark in text for mark in _MARKS)
