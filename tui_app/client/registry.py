@@ -143,6 +143,11 @@ class RegistryClient:
             headers={"User-Agent": f"producer-tui/{__version__}"},
         )
 
+    def on_response(self, hook: Callable[[httpx.Response], Awaitable[None]]) -> None:
+        """Have ``hook`` called with every answer as it was received, before it is read
+        into a model (the shell's ``--format json`` prints the service's own words)."""
+        self._http.event_hooks["response"].append(hook)
+
     async def aclose(self) -> None:
         await self._http.aclose()
 

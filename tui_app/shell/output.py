@@ -79,9 +79,7 @@ async def client_of(env) -> AsyncIterator[Any]:
         await response.aread()
         _LAST["response"] = response
 
-    http = getattr(connection.client, "_http", None)  # without it: answers from the models
-    if http is not None:
-        http.event_hooks["response"].append(keep)
+    connection.client.on_response(keep)
     try:
         yield connection.client
     finally:
