@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -173,9 +174,13 @@ def test_json_is_exactly_what_the_service_said(capsys, served, tmp_path):
     raw = httpx.get(f"{served.url}/producerpdbsearch/v1/agency", params={"Npn": DEMO_FIRM})
     assert code == 0 and _without_stamps(json.loads(out)) == _without_stamps(raw.json())
     assert run(capsys, "order", "submit", str(order_file(tmp_path, "SH110")))[0] == 0
+    status = f"{served.url}/producertransaction/v1/order/status"
+    for _ in range(200):  # compare once the order stands still (it moves through stages)
+        raw = httpx.get(status, params={"order_num": "SH110"})
+        if "APPROVED" in raw.text or "DENIED" in raw.text or "REJECTED" in raw.text:
+            break
+        time.sleep(0.1)
     code, out, _ = run(capsys, "order", "status", "SH110")
-    raw = httpx.get(f"{served.url}/producertransaction/v1/order/status",
-                    params={"order_num": "SH110"})
     assert code == 0 and _without_stamps(json.loads(out)) == _without_stamps(raw.json())
     code, out, _ = run(capsys, "order", "status", "SH110", "--format", "table")
     assert "SH110" in out  # the table says the number even when the answer does not
