@@ -81,7 +81,7 @@ def test_schemathesis_finds_no_server_error_no_schema_break_and_a_2xx_everywhere
              server.url + "/openapi.json", "--checks", "all", "--max-examples", str(EXAMPLES),
              "--seed", str(SEED), "--workers", "1", "--report", "json,har",
              "--report-dir", str(reports), "--request-timeout", "30"],
-            capture_output=True, text=True, timeout=600, env=env)
+            capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
     summary = json.loads(next(reports.glob("json-*.json")).read_text())
     har = json.loads(next(reports.glob("har-*.json")).read_text())
     assert summary["complete"], result.stdout[-3000:]

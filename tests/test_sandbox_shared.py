@@ -217,12 +217,33 @@ def test_3_deep_or_huge_xml_is_a_clear_400(http):
     assert answer.status_code == 400
 
 
+def test_3_json_with_millions_of_values_is_refused_before_it_is_parsed(server, http):
+    before = vm_hwm(server.process.pid)
+    body = json.dumps(order("MANY1")).replace(
+        '"niprNoReq"', '"loa": [' + ",".join(['""'] * 5_000_000) + '], "niprNoReq"').encode()
+    answer = http.post("/producertransaction/v1/order", content=body,
+                       headers={"Content-Type": "application/json"})
+    assert answer.status_code == 400 and "values" in answer.json()["message"]
+    line = BulkItem.wrap(agent("MANY-2")).to_line()
+    line["data"]["agent"]["businessAddress"]["dynamicData"] = {"a": [0] * 5_000_000}
+    answer = http.post("/bulk/v1/profile", content=ndjson([line]),
+                       headers={"Content-Type": "application/x-ndjson"})
+    assert answer.status_code == 400
+    assert answer.json()["errors"][0]["path"] == "line 1"
+    assert "values" in answer.json()["errors"][0]["message"]
+    # The old server turned each into millions of Python objects: over a gigabyte.
+    assert vm_hwm(server.process.pid) - before < 64 * MIB
+
+
 def test_3_the_wire_layer_refuses_depth_before_recursing():
     with pytest.raises(WireError, match="nested deeper"):
         load_xml_dict(b"<a>" * 100_000 + b"</a>" * 100_000)
     assert load_xml_dict(b"<a>" * MAX_DEPTH + b"x" + b"</a>" * MAX_DEPTH)[0] == "a"
     with pytest.raises(WireError, match="not valid JSON"):
         load_json_value(b"[" * 100_000 + b"]" * 100_000)
+    with pytest.raises(WireError, match="values"):
+        load_json_value(b"[" + b"0," * 200_000 + b"0]")
+    assert len(load_json_value(b"[" + b"0," * 1000 + b"0]")) == 1001
 
 
 async def test_3_the_client_turns_deep_bodies_into_typed_errors():

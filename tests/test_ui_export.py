@@ -86,7 +86,9 @@ async def test_data_sets_are_chosen_with_all_and_none_keys(ui_app):
         await pilot.press("f3")
         assert sets.selected == []
         await fetch(app, pilot)
-        assert "name at least one data set" in last_note(app)
+        # Issue 10, item 4: whether dataSets is required is not shown; it only warns.
+        assert "dataSets: is usually required; the service decides" in " ".join(
+            str(n.message) for n in app._notifications)
         await pilot.press("f2")
         assert sets.selected == list(AGENT_DATA_SETS)
         await pilot.press("f3")
@@ -189,3 +191,17 @@ async def test_the_profile_opens_in_the_editor(ui_app):
         data = app.screen.editor.data()
         assert data["ProfileKey"] == KEY and data["Demographic"]["FirstName"] == "Avery"
         assert data["BusinessAddress"]["DynamicData"] == {"Branch": "West", "Desk": "7"}
+
+
+async def test_any_typed_data_set_name_is_sent_and_the_service_decides(ui_app):
+    # Issue 10, item 4: the interface's type names work; an unknown name warns and goes.
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_export(app, pilot)
+        await pilot.press("f3")
+        screen.query_one("#export-other", Input).value = "AgentAddressDataSet, Bogus"
+        await fetch(app, pilot)
+        assert node_labels(screen.tree.root) == ["Address  (2 records)"]
+        notes = " ".join(str(n.message) for n in app._notifications)
+        assert "dataSets[1]: 'Bogus' is not a data set the interface lists" in notes
+        assert screen.result.model_extra["unknownDataSets"] == ["Bogus"]

@@ -34,6 +34,7 @@ from tui_app.contract.bulk import BulkItem, BulkStatus, Guid, overall_status
 from tui_app.contract.errors import ContractError, FieldError, field_errors
 from tui_app.sandbox.db import Database, to_json
 from tui_app.sandbox.profiles import Clock, Profiles, utc_now
+from tui_app.wire.json import too_many_values
 from tui_app.wire.ndjson import read_lines
 from tui_app.wire.xml import may_have_xml_problems, xml_problems
 
@@ -186,6 +187,9 @@ class BulkJobs:
         bad: list[tuple[int, str]] = []
         seen: dict[str, int] = {}
         for number, raw in self._lines(body):
+            if problem := too_many_values(raw):
+                bad.append((number, problem))
+                continue
             fast = _FAST_LINE.fullmatch(raw)
             if fast and _REQUEST_ID.fullmatch(ref := fast.group(1).decode("ascii")):
                 problem = None

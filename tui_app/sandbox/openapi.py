@@ -26,7 +26,8 @@ from tui_app.contract.search import (
     AgentSearchResponse,
     FullRecordResponse,
 )
-from tui_app.wire.xml import INPUT_MAX_DEPTH, MAX_DEPTH
+from tui_app.wire.json import MAX_VALUES
+from tui_app.wire.xml import INPUT_MAX_DEPTH, MAX_DEPTH, MAX_ELEMENTS
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -73,7 +74,8 @@ ERRORS = {
     400: "Invalid request: a body that is not well-formed JSON / XML / NDJSON, a field, "
     "parameter or line that breaks the contract (each named in `errors`), or text XML "
     f"cannot carry (control characters, nesting deeper than {INPUT_MAX_DEPTH} levels in "
-    f"JSON or {MAX_DEPTH} elements in XML)",
+    f"JSON or {MAX_DEPTH} elements in XML), or a document too large to read safely (more "
+    f"than {MAX_ELEMENTS:,} XML elements, more than {MAX_VALUES:,} JSON values)",
     401: "Missing or wrong bearer token (only when the sandbox runs with a token)",
     404: "Not found",
     405: "Method not allowed on this path",

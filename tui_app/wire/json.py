@@ -11,6 +11,20 @@ from tui_app.wire.errors import WireError
 
 M = TypeVar("M", bound=BaseModel)
 
+MAX_VALUES = 100_000
+"""A JSON text with more commas than this (roughly, values) is refused before it is
+parsed: 16 MiB of ``[0,0,0,…]`` would otherwise become millions of Python objects. The
+contract's largest documents hold a few thousand values; commas inside strings count too,
+which only a text of 100,000 commas in its strings could notice."""
+
+
+def too_many_values(data: bytes | str) -> str | None:
+    """Why ``data`` is refused for its size in values, or None (a C-speed count)."""
+    count = data.count(b"," if isinstance(data, bytes) else ",")
+    if count >= MAX_VALUES:
+        return f"JSON documents of more than {MAX_VALUES:,} values are refused"
+    return None
+
 
 def dump_json(model: BaseModel) -> bytes:
     """``model`` as compact UTF-8 JSON keyed by field name, without ``None`` values."""
@@ -21,8 +35,11 @@ def load_json(data: bytes | str, model_cls: type[M], *, context: dict[str, Any] 
     """Parse and validate ``data`` as ``model_cls``.
 
     Text that is not JSON raises :class:`WireError` with the position; JSON that breaks the
-    contract raises pydantic's ``ValidationError``.
+    contract raises pydantic's ``ValidationError``. More than :data:`MAX_VALUES` values
+    raise :class:`WireError` before parsing.
     """
+    if problem := too_many_values(data):
+        raise WireError(problem)
     try:
         return model_cls.model_validate_json(data, context=context)
     except ValidationError as exc:
@@ -35,7 +52,10 @@ def load_json(data: bytes | str, model_cls: type[M], *, context: dict[str, Any] 
 def load_json_value(data: bytes | str) -> Any:
     """Any JSON value, parsed without a model (for error bodies and the like). Text that is
     not JSON, or nests deeper than about 200 levels, raises :class:`WireError`: the parser
-    (pydantic-core's) never recurses without bound, so no body can overflow the stack."""
+    (pydantic-core's) never recurses without bound, so no body can overflow the stack.
+    More than :data:`MAX_VALUES` values raise it too."""
+    if problem := too_many_values(data):
+        raise WireError(problem)
     try:
         return from_json(data)
     except ValueError as exc:

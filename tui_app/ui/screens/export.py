@@ -1,13 +1,16 @@
 """Export: fetch chosen data sets of one agent or agency profile, browse them as a tree of
 data sets and records beside the selected record's fields, save them as JSON or CSV, and
-open the profile in the editor."""
+open the profile in the editor.
+
+Data sets are the listed ones chosen plus any names typed (the interface's type names such
+as ``AgentAddressDataSet``, or others: the service decides). A request missing a key or a
+data set, or naming one the interface does not list, is sent with a warning (issue 10)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
 
-from pydantic import ValidationError
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
@@ -16,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static, Tree
 
 from tui_app.client.errors import ClientError
-from tui_app.contract.errors import field_errors
+from tui_app.contract.base import warnings
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
 from tui_app.export_files import save_export
 from tui_app.ui.key_values import key_values
@@ -69,6 +72,7 @@ class ExportScreen(AreaScreen):
             with Vertical(id="export-sets-box"):
                 yield Label("Data sets  (F2 all, F3 none)")
                 yield SelectionList[str](id="export-sets")
+                yield Input(placeholder="other data sets, comma-separated", id="export-other")
             with Vertical(id="export-browse"):
                 yield ExportTree("No export yet", id="export-tree")
                 yield Static(HINT, id="export-info")
@@ -126,12 +130,14 @@ class ExportScreen(AreaScreen):
     @on(Button.Pressed, "#export-fetch")
     def action_fetch(self) -> None:
         key = self.query_one("#export-key", Input).value.strip()
-        try:
-            request = REQUESTS[self.kind](profileKey=key, dataSets=self.sets.selected)
-        except ValidationError as exc:
-            problems = "; ".join(map(str, field_errors(exc)))
-            self.notify(problems, title="Cannot fetch yet", severity="warning")
-            return
+        typed = self.query_one("#export-other", Input).value
+        names = [*self.sets.selected, *(n.strip() for n in typed.split(",") if n.strip())]
+        model = REQUESTS[self.kind]
+        request = model(profileKey=key or None, dataSets=names or None)
+        found = warnings(model, request)
+        if found:
+            self.notify("; ".join(f"{path}: {message}" for path, message in found),
+                        title="Sent with warnings", severity="warning")
         self.query_one("#export-info", Static).update(f"Fetching {self.kind} {key}…")
         self.fetch(self.kind, request)
 
@@ -145,7 +151,7 @@ class ExportScreen(AreaScreen):
             info.update(Text(f"✗ Not fetched: {exc.message}"))
             self.notify(exc.message, title="Export failed", severity="error")
             return
-        self.show_result(kind, request.profileKey, result)
+        self.show_result(kind, request.profileKey or "", result)
 
     def show_result(self, kind: str, key: str, result: ExportResponse) -> None:
         self.result, self.fetched = result, (kind, key)

@@ -52,8 +52,10 @@ def order_layout(ptype: str, ftype: str) -> dict[str, list[str]]:
     return {"tlq": TLQ_FIRST, "data": who + what}
 
 
-def render_order(response: OrderResponse, reveal: bool) -> Text:
-    """An order response in words: status, fees, processing notes and the data filed."""
+def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -> Text:
+    """An order response in words: status, fees, processing notes and the data filed.
+    ``updated``: this submission replaced an order that existed (known to the screen even
+    when the service's answer does not say so: its members are "not shown")."""
     info = response.order
     d = info.orderDetails
     text = Text()
@@ -64,7 +66,7 @@ def render_order(response: OrderResponse, reveal: bool) -> Text:
     text.append(" — final" if d.final else " — in progress")
     if d.statusDate:
         text.append(f"  since {d.statusDate}")
-    if d.updated:
+    if d.updated or updated:
         text.append("\nThis submission updated an existing order.")
     if d.message:
         text.append(f"\n{d.message}")
@@ -193,7 +195,8 @@ class OrdersScreen(AreaScreen):
         num = order.tlq.clientOrderNum
         try:
             client = await self.app.client()
-            if await self._exists(client, num):
+            existed = await self._exists(client, num)
+            if existed:
                 update = await self.app.push_screen_wait(ConfirmScreen(
                     f"Order {num} already exists. Submitting it again UPDATES that order "
                     "with what this form says. Update it?", yes="Update"))
@@ -211,10 +214,10 @@ class OrdersScreen(AreaScreen):
             return
         self.book.record(self.app.env_name, response)
         self.query_one("#order-result", Static).update(
-            render_order(response, self.app.reveal_pii))
+            render_order(response, self.app.reveal_pii, updated=existed))
         self._fill_tracking()
         details = response.order.orderDetails
-        verb = "updated" if details.updated else "filed"
+        verb = "updated" if details.updated or existed else "filed"
         self.notify(f"Order {num} {verb}: {details.status}")
 
     async def _exists(self, client, num: str) -> bool:

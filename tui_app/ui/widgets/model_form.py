@@ -226,7 +226,9 @@ class ModelForm(VerticalScroll, can_focus=False):
             by_path.setdefault(self._owner(err.path), []).append(f"✗ {err.message}")
         invalid = set(by_path)
         for warning in self.warnings:
-            by_path.setdefault(self._owner(warning.path), []).append(f"⚠ {warning.message}")
+            owner = self._owner(warning.path)
+            if owner not in invalid:  # an error says enough; its warning waits
+                by_path.setdefault(owner, []).append(f"⚠ {warning.message}")
         for path in self.inputs:
             visible = self._show_all or path in self._touched or path in ruled
             text = "\n".join(by_path.get(path, [])) if visible else ""
