@@ -107,3 +107,18 @@ async def test_warnings_show_on_their_field_and_never_block_a_submit():
         assert str(line.render()) == "⚠ is usually digits only"
         assert line.has_class("-warning") and line.has_class("-shown")
         assert not app.form.query_one("#f-data--contactPhone-box").has_class("-invalid")
+
+
+async def test_a_character_xml_cannot_carry_is_flagged_on_its_field():
+    # Issue 13, item 4: the sandbox refuses such a value with a 400 naming the field; the
+    # form says so before anything is sent.
+    app = FormApp(ModelForm(Order, id="f"))
+    odd = {**FULL_ORDER, "data": {**FULL_ORDER["data"], "lastName": "Lane\x01"}}
+    async with app.run_test(size=(100, 50)) as pilot:
+        app.form.load(odd)
+        await pilot.pause()
+        app.form.result()
+        await pilot.pause()
+        assert "data.lastName" in app.form.warning_paths()
+        line = app.form.query_one("#f-data--lastName-error")
+        assert "a character XML cannot carry ('\\x01')" in str(line.render())

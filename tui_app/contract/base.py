@@ -134,6 +134,10 @@ def _not_blank(value: Any) -> bool:
 BLANK = Habit(_not_blank, "holds only spaces; the service may treat it as empty")
 
 
+XML_UNSAFE = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""Characters XML 1.0 cannot carry: a value holding one can be sent as JSON but never
+read back as XML, so forms flag it (the sandbox refuses it with a 400 naming the field)."""
+
 _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 
 
@@ -370,6 +374,9 @@ def warnings(
                 isinstance(m, Bounds) and m.min_len for m in meta
             ) and not _not_blank(each):
                 found.append((where, BLANK.message))
+            if isinstance(each, str) and (bad := XML_UNSAFE.search(each)):
+                found.append((where, f"holds a character XML cannot carry ({bad.group()!r}); "
+                                     "the service may refuse it"))  # fmt: skip
     extra = getattr(model, "habit_warnings", None)
     if extra is not None:
         found += [(_join(prefix, p), m) for p, m in extra(data, context)]

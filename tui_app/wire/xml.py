@@ -50,6 +50,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from tui_app.contract.base import XML_UNSAFE
 from tui_app.wire.errors import WireError
 
 M = TypeVar("M", bound=BaseModel)
@@ -68,7 +69,7 @@ data set, an order's echo)."""
 
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _NAME = re.compile(r"[^\W\d][\w.\-]*")  # an XML name without a namespace prefix
-_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_ILLEGAL = XML_UNSAFE  # the contract's forms flag the same characters
 # A raw \r would come back as \n (parsers normalise line ends), so it is written as a reference.
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;"})
 _LISTS = (list, tuple, set, frozenset)
