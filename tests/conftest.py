@@ -75,7 +75,12 @@ def pytest_fixture_setup(fixturedef, request):
     param = getattr(request, "param", None)
     if fixturedef.argname in SERVED_FIXTURES.values() and param in sandbox_server.DIALECTS:
         sandbox_server.DIALECT = param
-    yield
+        try:
+            yield  # the fixture serves the sandbox now, in that dialect
+        finally:
+            sandbox_server.DIALECT = "native"  # and no other module's sandbox after it
+    else:
+        yield
 
 
 @pytest.fixture

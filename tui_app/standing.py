@@ -14,17 +14,13 @@ Level = Literal["ok", "warn", "bad", "none"]
 
 
 def parse_us_date(text: str | None) -> date | None:
-    """A date of the national report: MM/DD/YYYY as the sandbox writes it, or ISO as
-    another service may (issue 10); None if absent or neither."""
+    """An MM/DD/YYYY date of the national report, or None if absent or malformed."""
     if not text:
         return None
     try:
         return datetime.strptime(text, "%m/%d/%Y").date()
     except ValueError:
-        pass
-    from tui_app.contract.dates import parse_date
-
-    return parse_date(text)
+        return None
 
 
 def license_standing(active: bool | None, expiration: str | None, today: date) -> tuple[str, Level]:

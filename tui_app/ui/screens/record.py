@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea, Tree
 
 from tui_app.client.errors import ClientError
+from tui_app.contract.dates import parse_date
 from tui_app.contract.search import (
     Address,
     AddressInfoBlock,
@@ -84,6 +85,13 @@ def _mask(name: str, value: Any, reveal: bool) -> Any:
         return format_dob(str(value)) if "birth" in lowered or lowered.endswith("dob") else (
             format_ssn(str(value)))
     return value
+
+
+def _us_date(text: str | None) -> str | None:
+    """A registry date as MM/DD/YYYY for the standing rule, also when a service writes it
+    ISO (the minimal dialect does); other text is left as it is."""
+    found = parse_date(text) if text else None
+    return found.strftime("%m/%d/%Y") if found else text
 
 
 def _mask_all(value: Any, reveal: bool) -> Any:
@@ -303,7 +311,8 @@ class RecordScreen(Screen):
                 ]
         licenses = info.LicenseData.Licenses if info.LicenseData else []
         standings = [
-            license_standing(lic.Active, lic.ExpirationDate, self.app.today) for lic in licenses
+            license_standing(lic.Active, _us_date(lic.ExpirationDate), self.app.today)
+            for lic in licenses
         ]
         resident = next((lic.State for lic in licenses if lic.Residency == "R"), None)
         rows += [
@@ -352,7 +361,8 @@ class RecordScreen(Screen):
                 )
             )
         for lic in licenses:
-            words, level = license_standing(lic.Active, lic.ExpirationDate, self.app.today)
+            words, level = license_standing(
+                lic.Active, _us_date(lic.ExpirationDate), self.app.today)
             lines = ", ".join(loa.Name or loa.Code or "" for loa in lic.LinesOfAuthority)
             tables["licenses"].add_row(
                 *map(cell, (lic.State, lic.LicenseNumber, lic.LicenseClass, lic.Residency)),
