@@ -338,3 +338,33 @@ async def test_lines_in_the_bulk_spelling_go_as_written_others_are_rebuilt(
     assert sent[refs[3]] == raw[2].decode()  # byte for byte
     rebuilt = json.loads(sent[refs[2]])["data"]["agent"]
     assert rebuilt["profileKey"] == "SEND-2" and rebuilt["demographic"]["firstName"] == "Ada"
+
+
+class OtherSpelling(httpx.AsyncBaseTransport):
+    """A service that answers with each clientRefId in another GUID form, and one item
+    with none at all."""
+
+    def __init__(self) -> None:
+        self.items: list[dict] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            for raw in (await request.aread()).splitlines():
+                ref = json.loads(raw)["clientRefId"]
+                self.items.append({"clientRefId": ref.replace("-", "").strip("{}").upper(),
+                                   "status": "COMPLETED", "retryable": False,
+                                   "errorMessage": None})  # fmt: skip
+            self.items.append({"clientRefId": None, "status": "FAILED"})
+            return httpx.Response(202, json={"bulkRequestId": "00000000-0000-4000-8000-0000000000aa"})
+        return httpx.Response(200, json={
+            "bulkRequestId": "00000000-0000-4000-8000-0000000000aa", "processingStatus": "COMPLETE",
+            "operationDetails": {"requestItems": self.items}})  # fmt: skip
+
+
+async def test_results_match_whatever_form_the_service_writes_a_guid_in(journal, tmp_path):
+    lines = [envelope(agent("GUID-1", 770_001), ref="{0B5E4A8E-1111-4222-8333-444455556666}"),
+             envelope(agent("GUID-2", 770_002))]  # fmt: skip
+    path = write_ndjson(tmp_path / "guid.ndjson", lines)
+    urls = {g: f"http://fake/{g}" for g in ("search", "transaction", "import", "bulk", "export")}
+    job = await run(journal, path, client(urls, OtherSpelling()))
+    assert job.state == DONE and job.counts.completed == 2

@@ -66,7 +66,14 @@ from tui_app.bulk.journal import (
     Journal,
     LineUpdate,
 )
-from tui_app.bulk.source import SourceError, SourceFile, check, inspect_file, verify_unchanged
+from tui_app.bulk.source import (
+    SourceError,
+    SourceFile,
+    check,
+    inspect_file,
+    same_ref,
+    verify_unchanged,
+)
 from tui_app.client.errors import (
     AuthError,
     BadResponse,
@@ -575,7 +582,7 @@ class _Run:
                 return
 
     async def _settle(self, batch: Batch, items: list[RequestItem], *, missing: str) -> None:
-        by_ref = {item.clientRefId.lower(): item for item in items}
+        by_ref = {same_ref(item.clientRefId): item for item in items if item.clientRefId}
         updates = [self._outcome(entry, by_ref.get(entry.client_ref_id), missing)
                    for entry in batch.lines]  # fmt: skip
         await self._db(self.journal.settle, batch.id, BATCH_DONE, updates)

@@ -184,14 +184,14 @@ def check(line: Line) -> tuple[Checked, Record | None]:
     if "clientRefId" in value or "data" in value:
         kind, record_value = _envelope_parts(value)
         ref = value.get("clientRefId")
-        ref = ref.lower() if isinstance(ref, str) else None
+        ref = same_ref(ref) if isinstance(ref, str) else None
         key = _field(record_value, "profileKey")
         try:
             item = BulkItem.model_validate_json(line.raw)
         except ValidationError as exc:
             return result(kind, key, ref, _messages(exc))
         record = item.data.record
-        return result(record.kind, record.ProfileKey, item.clientRefId.lower(), record=record)
+        return result(record.kind, record.ProfileKey, same_ref(item.clientRefId), record=record)
     model = _bare_model(value)
     if isinstance(model, str):
         return result(None, _field(value, "profileKey"), errors=[model])
@@ -200,6 +200,16 @@ def check(line: Line) -> tuple[Checked, Record | None]:
     except ValidationError as exc:
         return result(model.kind, _field(value, "profileKey"), errors=_messages(exc))
     return result(record.kind, record.ProfileKey, str(uuid.uuid4()), record=record)
+
+
+def same_ref(ref: str) -> str:
+    """A clientRefId in the one form results are matched in: a GUID however it was written
+    (``{...}``, ``urn:uuid:``, no hyphens, any case) as lowercase 8-4-4-4-12, anything else
+    lowercased."""
+    try:
+        return str(uuid.UUID(ref.strip()))
+    except ValueError:
+        return ref.lower()
 
 
 def identity(record: Record) -> int:
