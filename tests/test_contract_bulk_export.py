@@ -69,7 +69,7 @@ def line(ref: Any = GUID, **data: Any) -> dict[str, Any]:
         "00000000-0000-0000-0000-000000000000",
         "3F2504E0-4F89-11D3-9A0C-0305E82C3301",
         "3f2504e0-4F89-11d3-9A0C-0305e82c3301",
-        str(uuid.uuid4()),
+        "d06e0cd4-2248-46fd-81d0-5ecea22dd43b",
     ],
 )
 def test_guid_client_ref_id_is_accepted_as_written(ref: str) -> None:
