@@ -30,6 +30,12 @@ CORE = [
     "tui_app.pii",
     "tui_app.export_files",
     "tui_app.bulk.preflight",
+    "tui_app.bulk.worker",
+    "tui_app.bulk.control",
+    "tui_app.bulk.verify",
+    "tui_app.bulk.commands",
+    "tui_app.private_files",
+    "tui_app.shell.parsers",
 ]
 
 
