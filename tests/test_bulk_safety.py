@@ -368,3 +368,4 @@ async def test_results_match_whatever_form_the_service_writes_a_guid_in(journal,
     urls = {g: f"http://fake/{g}" for g in ("search", "transaction", "import", "bulk", "export")}
     job = await run(journal, path, client(urls, OtherSpelling()))
     assert job.state == DONE and job.counts.completed == 2
+

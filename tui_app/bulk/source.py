@@ -191,7 +191,7 @@ def check(line: Line) -> tuple[Checked, Record | None]:
         except ValidationError as exc:
             return result(kind, key, ref, _messages(exc))
         record = item.data.record
-        return result(record.kind, record.ProfileKey, same_ref(item.clientRefId), record=record)
+        return result(record.kind, record.ProfileKey, ref, record=record)
     model = _bare_model(value)
     if isinstance(model, str):
         return result(None, _field(value, "profileKey"), errors=[model])
