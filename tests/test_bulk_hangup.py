@@ -56,7 +56,8 @@ def test_a_job_started_in_the_tui_finishes_after_the_terminal_hangs_up(
     env = dict(os.environ, TERM="xterm-256color", **{DELAYS_VARIABLE: "4"})
 
     pid, fd = pty.fork()
-    if pid == 0:  # the child: the app, in the terminal
+    if pid == 0:  # the child: the app, in the terminal, as a login shell would start it
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)  # even if this run ignores hangups (nohup)
         os.execve(sys.executable, [sys.executable, "-m", "tui_app"], env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     seen = bytearray()
