@@ -43,6 +43,14 @@ def sandbox_failing(config_file: Path, rate: float) -> None:
     )
 
 
+async def submit_and_wait(app, pilot, screen: BulkScreen, path: Path) -> None:
+    """Type the file's path, press F5 and wait until its job has ended."""
+    screen.query_one("#bulk-path", Input).value = str(path)
+    await pilot.press("f5")
+    await settle(app, pilot)
+    await until_ended(pilot, screen)
+
+
 async def until_ended(pilot, screen: BulkScreen, job_id: str | None = None, seconds=60.0):
     """Wait until the job (the only one if not named) has ended, as the screen sees it."""
 
@@ -184,10 +192,7 @@ async def test_the_details_filter_and_save_the_report_and_the_lines_to_fix(ui_ap
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
-        screen.query_one("#bulk-path", Input).value = str(path)
-        await pilot.press("f5")
-        await settle(app, pilot)
-        await until_ended(pilot, screen)
+        await submit_and_wait(app, pilot, screen, path)
         await pilot.press("enter")  # on the job's row
         await settle(app, pilot)
         detail = app.screen
@@ -266,10 +271,7 @@ async def test_a_long_job_is_shown_a_page_at_a_time(ui_app, tmp_path):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
-        screen.query_one("#bulk-path", Input).value = str(path)
-        await pilot.press("f5")
-        await settle(app, pilot)
-        await until_ended(pilot, screen)
+        await submit_and_wait(app, pilot, screen, path)
         await pilot.press("f8")
         await settle(app, pilot)
         detail = app.screen
@@ -464,10 +466,7 @@ async def test_an_unreachable_service_stops_the_job_with_a_plain_message(
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
-        screen.query_one("#bulk-path", Input).value = str(path)
-        await pilot.press("f5")
-        await settle(app, pilot)
-        await until_ended(pilot, screen)
+        await submit_and_wait(app, pilot, screen, path)
         [job] = Journal().jobs()
         assert job.state == STOPPED and job.env == "down"
         assert "the service keeps failing to accept bulk requests" in job.message
@@ -579,10 +578,7 @@ async def test_retryable_failures_are_sent_again_from_the_details(ui_app, config
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
-        screen.query_one("#bulk-path", Input).value = str(path)
-        await pilot.press("f5")
-        await settle(app, pilot)
-        await until_ended(pilot, screen)
+        await submit_and_wait(app, pilot, screen, path)
         [job] = Journal().jobs()
         assert job.state == DONE and job.counts.failed == 3
         await pilot.press("f8")
@@ -659,10 +655,7 @@ async def test_no_journal_call_runs_on_the_event_loop(ui_app, tmp_path, monkeypa
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
-        screen.query_one("#bulk-path", Input).value = str(path)
-        await pilot.press("f5")
-        await settle(app, pilot)
-        await until_ended(pilot, screen)
+        await submit_and_wait(app, pilot, screen, path)
         await pilot.press("f8")
         await settle(app, pilot)
         await pilot.press("f", "down", "a", "n", "escape")
@@ -677,10 +670,7 @@ async def test_lines_of_unknown_outcome_are_verified_from_the_details(ui_app, tm
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
-        screen.query_one("#bulk-path", Input).value = str(path)
-        await pilot.press("f5")
-        await settle(app, pilot)
-        await until_ended(pilot, screen)
+        await submit_and_wait(app, pilot, screen, path)
         [job] = Journal().jobs()
         with Journal() as journal:  # as if the answers to their requests had been lost
             journal._conn.execute("UPDATE lines SET state = 'UNKNOWN' WHERE job_id = ?",
