@@ -104,12 +104,12 @@ def current_rss_mib() -> float:
 
 def phase_validate(path: Path) -> dict[str, Any]:
     from tui_app.bulk.source import check
-    from tui_app.wire.ndjson import read_lines
+    from tui_app.wire.ndjson import read_raw
 
     base = current_rss_mib()
     cpu, start = time.process_time(), time.perf_counter()
     valid = lines = 0
-    for line in read_lines(path):
+    for line in read_raw(path):
         lines += 1
         valid += check(line)[0].valid
     wall = time.perf_counter() - start

@@ -84,7 +84,7 @@ from tui_app.client.errors import (
 )
 from tui_app.client.registry import RegistryClient
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH, BulkItem, RequestItem
-from tui_app.wire.ndjson import read_lines
+from tui_app.wire.ndjson import read_raw
 
 T = TypeVar("T")
 
@@ -403,7 +403,7 @@ class _Run:
     def _scan_file(self, cancelled: threading.Event, notify: Callable[[], None]) -> None:
         """Validate the rest of the file into the journal (in a worker thread)."""
         job = self.job
-        lines = read_lines(
+        lines = read_raw(
             job.path, start_offset=job.scanned_offset, start_line=max(job.scanned_line, 1)
         )
         chunk = []

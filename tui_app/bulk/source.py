@@ -27,10 +27,10 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from tui_app.contract.base import lower_first
-from tui_app.contract.bulk import BulkItem
+from tui_app.contract.bulk import GUID, BulkItem
 from tui_app.contract.errors import field_errors
 from tui_app.contract.profile import AgencyRecord, AgentRecord
-from tui_app.wire.ndjson import Line, read_lines
+from tui_app.wire.ndjson import Line, RawLine, read_lines
 
 Record = AgentRecord | AgencyRecord
 
@@ -160,7 +160,12 @@ _NOT_A_RECORD = (
 )
 
 
-def check(line: Line) -> tuple[Checked, Record | None]:
+_ENVELOPE_START = b'{"clientRefId":'
+"""How a line in the interface's own envelope form begins: such a line is validated
+straight from its bytes, and parsed on its own only when it is refused."""
+
+
+def check(line: Line | RawLine) -> tuple[Checked, Record | None]:
     """Validate one line; the record is returned for sending and should not be kept."""
     crc = zlib.crc32(line.raw)
 
@@ -170,14 +175,26 @@ def check(line: Line) -> tuple[Checked, Record | None]:
         ref: str | None = None,
         errors: Iterable[str] = (),
         record: Record | None = None,
+        envelope: bool = False,
     ) -> tuple[Checked, Record | None]:
         key = None if key is None else str(key)  # as written, even if not text
         if record is None:
             return Checked(line.number, line.offset, crc, kind, key, ref, tuple(errors)), None
         checked = Checked(line.number, line.offset, crc, kind, key, ref, (),
-                          identity(record), len(line.raw), _send_as(line.raw, value, record))  # fmt: skip
+                          identity(record), len(line.raw), _send_as(line.raw, envelope, record))  # fmt: skip
         return checked, record
 
+    if isinstance(line, RawLine):
+        if line.raw.startswith(_ENVELOPE_START):
+            try:
+                item = BulkItem.model_validate_json(line.raw)
+            except ValidationError:
+                pass  # the parsed line says where, below
+            else:
+                record = item.data.record
+                return result(record.kind, record.ProfileKey, same_ref(item.clientRefId),
+                              record=record, envelope=True)  # fmt: skip
+        line = line.parsed()
     value = line.value
     if value is None:
         return result(errors=[line.error or "unreadable line"])
@@ -191,7 +208,7 @@ def check(line: Line) -> tuple[Checked, Record | None]:
         except ValidationError as exc:
             return result(kind, key, ref, _messages(exc))
         record = item.data.record
-        return result(record.kind, record.ProfileKey, ref, record=record)
+        return result(record.kind, record.ProfileKey, ref, record=record, envelope=True)
     model = _bare_model(value)
     if isinstance(model, str):
         return result(None, _field(value, "profileKey"), errors=[model])
@@ -206,6 +223,8 @@ def same_ref(ref: str) -> str:
     """A clientRefId in the one form results are matched in: a GUID however it was written
     (``{...}``, ``urn:uuid:``, no hyphens, any case) as lowercase 8-4-4-4-12, anything else
     lowercased."""
+    if GUID.fullmatch(ref):
+        return ref.lower()  # the usual form, without building a UUID
     try:
         return str(uuid.UUID(ref.strip()))
     except ValueError:
@@ -217,7 +236,8 @@ def identity(record: Record) -> int:
     (digits only, so ``123-45-6789`` and ``123456789`` are one person). A hash, so the
     journal holds no SSN."""
     key, number = record.identity
-    digits = "".join(ch for ch in str(number or "") if ch.isdigit())
+    number = str(number or "")
+    digits = number if number.isdigit() else "".join(filter(str.isdigit, number))
     text = f"{record.kind}\x1f{key}\x1f{digits}".encode()
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
 
@@ -235,10 +255,10 @@ _CAPITAL_KEY = re.compile(rb'"[A-Z][^"\\]*"\s*:')
 a string value only costs the line the slower, rebuilt path)."""
 
 
-def _send_as(raw: bytes, value: dict[str, Any], record: Record) -> int:
+def _send_as(raw: bytes, envelope: bool, record: Record) -> int:
     if _CAPITAL_KEY.search(raw):
         return 0
-    if "clientRefId" in value or "data" in value:
+    if envelope:
         return 1
     return 2 if record.kind == "agent" else 3
 

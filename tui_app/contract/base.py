@@ -231,25 +231,34 @@ class ResponseModel(BaseModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
+    _repairs: ClassVar[tuple[tuple[str, bool], ...]] = ()
+    """(key, whether a lone value becomes a list) of each member whose ``null`` means its
+    default: worked out once per model, as a status poll reads a hundred items."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        repairs = []
+        for name, info in cls.model_fields.items():
+            if not info.is_required() and info.default is not None:
+                wrap = isinstance(info.default, list)
+                repairs += [(key, wrap) for key in dict.fromkeys((name, info.alias)) if key]
+        cls._repairs = tuple(repairs)
+
     @model_validator(mode="before")
     @classmethod
     def _tolerate(cls, data: Any) -> Any:
         if not isinstance(data, Mapping):
             return data
         out: dict[str, Any] | None = None
-        for name, info in cls.model_fields.items():
-            key = name if name in data else info.alias if info.alias in data else None
-            if key is None:
+        for key, wrap in cls._repairs:
+            if key not in data:
                 continue
             value = data[key]
-            if value is None and not info.is_required() and info.default is not None:
+            if value is None:
                 out = out if out is not None else dict(data)
                 del out[key]
-            elif (
-                value is not None
-                and isinstance(info.default, list)
-                and not isinstance(value, list)
-            ):
+            elif wrap and not isinstance(value, list):
                 out = out if out is not None else dict(data)
                 out[key] = [value]
         return data if out is None else out
@@ -288,14 +297,12 @@ class RecordModel(ContractModel):
 
     @model_validator(mode="after")
     def _format_rules(self, info: ValidationInfo) -> RecordModel:
-        if not (self.xml_omits or self.bulk_only_required):
-            return self  # most sections: nothing differs between the formats
-        xml = (info.context or {}).get("format") == "xml"
-        if xml:
+        # Run for every section of every bulk record: the common case returns at once.
+        if info.context is not None and info.context.get("format") == "xml":
             present = sorted(n for n in self.xml_omits if getattr(self, n) is not None)
             if present:
                 raise rule_error(present, "is not part of the XML document")
-        else:
+        elif self.bulk_only_required:
             missing = sorted(n for n in self.bulk_only_required if not getattr(self, n))
             if missing:
                 raise rule_error(missing, "is required")

@@ -24,7 +24,8 @@ MAX_RECOMMENDED_BATCH = 100
 """The spec's recommended number of records per bulk request."""
 
 
-_GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+"""A GUID in its hyphenated 36-character form (the usual one: no UUID needs building)."""
 
 
 _ANY_GUID = re.compile(r"(urn:uuid:)?\{?[0-9a-fA-F-]{32,36}\}?")
@@ -33,7 +34,7 @@ _ANY_GUID = re.compile(r"(urn:uuid:)?\{?[0-9a-fA-F-]{32,36}\}?")
 def _check_guid(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value)
-    if isinstance(value, str):
+    if isinstance(value, str) and not GUID.fullmatch(value):
         try:
             if not _ANY_GUID.fullmatch(value):
                 raise ValueError
@@ -49,7 +50,7 @@ Guid = Annotated[
     str,
     BeforeValidator(_check_guid),
     Habit(
-        lambda v: not isinstance(v, str) or bool(_GUID.fullmatch(v)),
+        lambda v: not isinstance(v, str) or bool(GUID.fullmatch(v)),
         "is a GUID but not in its hyphenated 36-character form; it is sent as written",
     ),
 ]

@@ -5,6 +5,9 @@ and reports a bad line (with its number) without stopping. Every :class:`Line` c
 byte offset where it starts, so reading can resume there later::
 
     read_lines(path, start_offset=line.offset, start_line=line.number)
+
+:func:`read_raw` yields the same lines unparsed, for a reader that parses each line its
+own way (the bulk scan validates the bytes directly and parses only the lines it refuses).
 """
 
 from __future__ import annotations
@@ -36,37 +39,52 @@ class Line:
     """Why the line is unusable, in plain words."""
 
 
-def read_lines(
-    source: str | os.PathLike[str] | IO[bytes] | Iterable[bytes],
-    *,
-    start_offset: int = 0,
-    start_line: int = 1,
-) -> Iterator[Line]:
+@dataclass(frozen=True, slots=True)
+class RawLine:
+    """One non-blank line, not yet parsed."""
+
+    number: int
+    offset: int
+    raw: bytes
+
+    def parsed(self) -> Line:
+        return Line(self.number, self.offset, self.raw, *_parse(self.raw))
+
+
+Source = str | os.PathLike[str] | IO[bytes] | Iterable[bytes]
+
+
+def read_lines(source: Source, *, start_offset: int = 0, start_line: int = 1) -> Iterator[Line]:
     """Parse NDJSON from a path, a binary file or an iterable of byte lines (with endings).
 
     ``start_offset`` and ``start_line`` say where reading begins: a path or a seekable file
     is moved there first; a plain iterable must already start there. Use a ``Line``'s
     ``offset`` and ``number`` to resume at that line.
     """
+    for line in read_raw(source, start_offset=start_offset, start_line=start_line):
+        yield line.parsed()
+
+
+def read_raw(source: Source, *, start_offset: int = 0, start_line: int = 1) -> Iterator[RawLine]:
+    """The lines of :func:`read_lines`, unparsed."""
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as file:
             file.seek(start_offset)
-            yield from _parse_lines(file, start_offset, start_line)
+            yield from _split_lines(file, start_offset, start_line)
         return
     if start_offset and hasattr(source, "seek"):
         source.seek(start_offset)
-    yield from _parse_lines(source, start_offset, start_line)
+    yield from _split_lines(source, start_offset, start_line)
 
 
-def _parse_lines(lines: Iterable[bytes], offset: int, number: int) -> Iterator[Line]:
+def _split_lines(lines: Iterable[bytes], offset: int, number: int) -> Iterator[RawLine]:
     for chunk in lines:
         start, offset = offset, offset + len(chunk)
         raw = chunk.removesuffix(b"\n").removesuffix(b"\r")
         if start == 0:
             raw = raw.removeprefix(codecs.BOM_UTF8)  # left by some Windows editors
         if raw.strip():
-            value, error = _parse(raw)
-            yield Line(number, start, raw, value, error)
+            yield RawLine(number, start, raw)
         number += 1
 
 
