@@ -69,6 +69,41 @@ def outcomes(journal: Journal, job_id: str) -> dict[int, str]:
 # --- against the sandbox -----------------------------------------------------------------
 
 
+async def test_no_journal_statement_runs_on_the_event_loop(sandbox, tmp_path, monkeypatch):
+    """Every statement the journal runs during a job, from its start to its end and
+    progress reports included, runs on the journal's thread: a commit synced to disk or
+    a lock wait never holds up the loop that sends and polls (and, in an app, draws)."""
+    import sqlite3
+    import threading
+
+    import tui_app.bulk.pipeline as pipeline
+
+    server, db = sandbox
+    loop_thread = threading.current_thread()
+    on_loop: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        conn.set_trace_callback(
+            lambda sql: on_loop.append(sql) if threading.current_thread() is loop_thread else None
+        )
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    monkeypatch.setattr(pipeline, "PROGRESS_EVERY", 0)  # every step reports
+    path = write_ndjson(tmp_path / "loop.ndjson", agents("LOOP", 300))
+    reports = []
+    with Journal() as journal:
+        job = create_job(journal, path, "test", 50)
+        on_loop.clear()  # creating the job is the caller's business, before the run
+        async with fast_client(server.urls) as client:
+            ended = await run_job(journal, job.id, client, FAST, on_progress=reports.append)
+    assert ended.state == DONE and ended.counts.completed == 300
+    assert len(reports) > 3 and reports[-1].state == DONE
+    assert on_loop == []
+
+
 async def test_mixed_lines_are_each_reported_and_only_valid_ones_sent(sandbox, journal, tmp_path):
     server, db = sandbox
     first = envelope(agent("MIX-1", 1))

@@ -41,7 +41,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,22 +205,32 @@ async def _run_locked(
     on_progress: ProgressCallback | None,
     stop: asyncio.Event | None,
 ) -> Job:
-    journal.started(job_id, os.getpid())
-    job = journal.job(job_id)
-    try:
-        verify_unchanged(job.path, job.fingerprint)
-    except SourceError as exc:  # said in the journal: attached interfaces show why
-        journal.set_state(job.id, STOPPED, str(exc))
-        raise
-    with SourceFile(job.path) as source, ThreadPoolExecutor(1, "journal") as writer:
-        run = _Run(journal, job, client, settings, source, on_progress, stop, writer)
+    with ThreadPoolExecutor(1, "journal") as writer:
+        db = functools.partial(_on_thread, writer)
+        await db(journal.started, job_id, os.getpid())
+        job = await db(journal.job, job_id)
         try:
-            await run.run()
-        except BaseException as exc:
-            why = "interrupted" if isinstance(exc, asyncio.CancelledError) else repr(exc)
-            journal.set_state(job.id, STOPPED, why)
+            await db(verify_unchanged, job.path, job.fingerprint)  # may hash the whole file
+        except SourceError as exc:  # said in the journal: attached interfaces show why
+            await db(journal.set_state, job.id, STOPPED, str(exc))
             raise
-    return journal.job(job.id)
+        with SourceFile(job.path) as source:
+            run = _Run(journal, job, client, settings, source, on_progress, stop, db)
+            try:
+                await run.run()
+            except BaseException as exc:
+                why = "interrupted" if isinstance(exc, asyncio.CancelledError) else repr(exc)
+                # Written at once, on this thread: the loop may be shutting down, and the
+                # state must be said whatever happens next.
+                journal.set_state(job.id, STOPPED, why)
+                raise
+        return await db(journal.job, job.id)
+
+
+async def _on_thread(executor: ThreadPoolExecutor, call: Callable[..., T], *args: Any,
+                     **kwargs: Any) -> T:  # fmt: skip
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(executor, functools.partial(call, *args, **kwargs))
 
 
 class _Run:
@@ -238,7 +248,7 @@ class _Run:
         source: SourceFile,
         on_progress: ProgressCallback | None,
         stop: asyncio.Event | None,
-        writer: ThreadPoolExecutor,
+        db: Callable[..., Awaitable[Any]],
     ) -> None:
         self.journal = journal
         self.job = job
@@ -255,12 +265,9 @@ class _Run:
         self.active = 0  # batch tasks running
         self.state: str | None = None
         self.max_bytes = job.max_bytes
-        self._writer = writer
+        self._db = db
         self._reported = 0.0
-
-    async def _db(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._writer, functools.partial(call, *args, **kwargs))
+        self._reports: set[asyncio.Task] = set()
 
     # --- the run --------------------------------------------------------------------
 
@@ -283,7 +290,8 @@ class _Run:
                            self.stop_reason or "stopped on request")  # fmt: skip
         else:
             await self._db(self.journal.set_state, self.job.id, DONE)
-        self._progress(force=True)
+        await asyncio.gather(*self._reports)  # no older report after the last one
+        await self._report()
 
     async def _watch_for_stop(self) -> None:
         """Honour a stop asked through the journal (``bulk stop``, another app's F7)."""
@@ -369,15 +377,23 @@ class _Run:
         if state != self.state:
             self.state = state
             await self._db(self.journal.set_state, self.job.id, state)
-            self._progress(force=True)
+            await self._report()
 
-    def _progress(self, *, force: bool = False) -> None:
+    def _progress(self) -> None:
         """Report the job to ``on_progress``, at most every ``PROGRESS_EVERY`` seconds."""
         now = time.monotonic()
-        if self.on_progress is None or (not force and now - self._reported < PROGRESS_EVERY):
+        if self.on_progress is None or now - self._reported < PROGRESS_EVERY:
             return
         self._reported = now
-        self.on_progress(self.journal.job(self.job.id))
+        task = asyncio.ensure_future(self._report())
+        self._reports.add(task)
+        task.add_done_callback(self._reports.discard)
+
+    async def _report(self) -> None:
+        """The job as the journal has it, read on the journal's thread, to ``on_progress``."""
+        if self.on_progress is not None:
+            self._reported = time.monotonic()
+            self.on_progress(await self._db(self.journal.job, self.job.id))
 
     # --- validation -----------------------------------------------------------------
 
