@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from hypothesis import given
@@ -18,11 +18,11 @@ from tui_app.wire.json import dump_json, load_json
 
 class Address(RecordModel):
     StreetAddress1: Required
-    City: text(50) | None = None
+    City: Annotated[str, text(50)] | None = None
 
 
 class Profile(RecordModel):
-    ProfileKey: text(20, 1)
+    ProfileKey: Annotated[str, text(20, 1)]
     Status: int | None = None
     BusinessAddress: Address | None = None
     loa: list[str] | None = None
@@ -30,7 +30,7 @@ class Profile(RecordModel):
 
 
 class Search(ContractModel):
-    SearchType: text(10, 1)
+    SearchType: Annotated[str, text(10, 1)]
     Npn: int | None = None
 
 

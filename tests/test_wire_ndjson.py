@@ -6,7 +6,7 @@ import io
 import json
 import tracemalloc
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
@@ -16,7 +16,7 @@ from tui_app.wire.ndjson import Line, dumps_line, read_lines, write_lines
 
 class DemographicSection(RecordModel):
     FirstName: Required
-    MiddleInitial: text(1) | None = None
+    MiddleInitial: Annotated[str, text(1)] | None = None
 
 
 class Agent(RecordModel):

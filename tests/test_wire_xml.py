@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import pytest
 from hypothesis import given
@@ -21,17 +21,17 @@ from tui_app.wire.xml import REFUSED, dump_xml, dump_xml_dict, load_xml, load_xm
 
 class Address(RecordModel):
     StreetAddress1: Required
-    City: text(50) | None = None
+    City: Annotated[str, text(50)] | None = None
     AddressId: int | None = None
 
 
 class Contact(RecordModel):
     ContactType: Required
-    EmailAddress: text(100) | None = None
+    EmailAddress: Annotated[str, text(100)] | None = None
 
 
 class Profile(RecordModel):
-    ProfileKey: text(20, 1)
+    ProfileKey: Annotated[str, text(20, 1)]
     Status: int | None = None
     SuppressEmail: bool | None = None
     BusinessAddress: Address | None = None
@@ -41,8 +41,8 @@ class Profile(RecordModel):
 
 
 class Order(ContractModel):
-    clientOrderNum: text(20, 1)
-    middleName: text(30) | None = None
+    clientOrderNum: Annotated[str, text(20, 1)]
+    middleName: Annotated[str, text(30)] | None = None
     loa: list[str | None] | None = None
 
 

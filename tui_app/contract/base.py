@@ -113,16 +113,16 @@ def text(
     *,
     pattern: str | None = None,
     means: str | None = None,
-) -> Any:
-    """A string type with the given bounds (use ``text(...) | None`` for nullable)."""
-    return Annotated[str, Bounds(min_len, max_len, pattern, means)]
+) -> Bounds:
+    """The bounds of a string field, to annotate it: ``Annotated[str, text(80)] | None``."""
+    return Bounds(min_len, max_len, pattern, means)
 
 
-def digits(max_len: int | None = None, min_len: int = 0) -> Any:
+def digits(max_len: int | None = None, min_len: int = 0) -> Bounds:
     return text(max_len, min_len, pattern=DIGITS, means="digits only")
 
 
-Required = text(min_len=1)
+Required = Annotated[str, text(min_len=1)]
 """A required string: present and not empty (spec convention 2). Whitespace-only text
 is not refused (the spec says "non-empty"); :func:`warnings` mentions it."""
 
@@ -313,7 +313,7 @@ class RecordModel(ContractModel):
 
 
 def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
-    """(core type, metadata) of an annotation such as ``text(80) | None``."""
+    """(core type, metadata) of an annotation such as ``Annotated[str, text(80)] | None``."""
     import types
     import typing
 

@@ -31,6 +31,7 @@ from tui_app.contract.dates import is_date
 from tui_app.contract.jurisdictions import Jurisdiction, JurisdictionText
 
 DateText = Annotated[
+    str,
     text(10),
     Habit(is_date, "is not a date as MM/DD/YYYY or YYYY-MM-DD; it is sent as typed"),
 ]
@@ -40,8 +41,10 @@ DateText = Annotated[
 _ZIP = re.compile(r"[0-9]{5}(-?[0-9]{4})?")
 Zip = Annotated[
     str,
-    Habit(lambda v: not isinstance(v, str) or bool(_ZIP.fullmatch(v)),
-          "is not a US ZIP code (5 digits or ZIP+4)"),
+    Habit(
+        lambda v: not isinstance(v, str) or bool(_ZIP.fullmatch(v)),
+        "is not a US ZIP code (5 digits or ZIP+4)",
+    ),
 ]
 
 
@@ -137,9 +140,11 @@ class Tlq(ContractModel):
     """Filing type: A = appointment, T = appointment termination."""
     lType: Literal["M", "L"]
     """License-of-authority type: M = major, L = limited lines."""
-    clientOrderNum: text(20, 1, pattern=r"[a-zA-Z0-9]+", means="letters and digits only")
+    clientOrderNum: Annotated[
+        str, text(20, 1, pattern=r"[a-zA-Z0-9]+", means="letters and digits only")
+    ]
     """Unique reference number of the order, chosen by the client."""
-    userId: text(12, 1)
+    userId: Annotated[str, text(12, 1)]
     """Identifier of the licensing user, assigned by the operator."""
     filingMode: Literal["E", "P"]
     """E = electronic, P = paper."""
@@ -148,14 +153,14 @@ class Tlq(ContractModel):
 class OrderData(ContractModel):
     """The applicant, the insurer and the filing's details."""
 
-    firstName: text(80, 1)
-    lastName: text(80, 1)
-    middleInitial: text(3) | None = None
-    middleName: text(30) | None = None
-    taxId: digits(12, 9)
+    firstName: Annotated[str, text(80, 1)]
+    lastName: Annotated[str, text(80, 1)]
+    middleInitial: Annotated[str, text(3)] | None = None
+    middleName: Annotated[str, text(30)] | None = None
+    taxId: Annotated[str, digits(12, 9)]
     """Applicant's SSN or FEIN."""
     dateOfBirth: DateText | None = None
-    niprNoReq: text(10) | None = None
+    niprNoReq: Annotated[str, text(10)] | None = None
     """Applicant's national producer number."""
     currentResidenceAddress: CurrentResidenceAddress | None = None
     businessAddress: BusinessAddress | None = None
@@ -163,50 +168,63 @@ class OrderData(ContractModel):
     insurerLicenseDetails: InsurerLicenseDetails | None = None
     insurerDetails: InsurerDetails | None = None
     licenseDetails: LicenseDetails | None = None
-    feinNumber: text(80, 9, pattern=r"[0-9]{9}", means="exactly 9 digits") | None = None
+    feinNumber: (
+        Annotated[str, text(80, 9, pattern=r"[0-9]{9}", means="exactly 9 digits")] | None
+    ) = None
     """Sponsoring company's FEIN; required when sponsoringCompany is given."""
-    cityDomicile: text(80) | None = None
+    cityDomicile: Annotated[str, text(80)] | None = None
     insStateDomicile: Jurisdiction | None = None
     dateEffective: DateText | None = None
     """Effective date of the appointment or of its termination."""
-    naicNum: digits(5) | None = None
+    naicNum: Annotated[str, digits(5)] | None = None
     """Insurer's NAIC number; required when sponsoringCompany is given."""
     authorizedSignerDetails: AuthorizedSignerDetails | None = None
-    contactName: text(160) | None = None
-    contactPhone: Annotated[
-        text(10), Habit(lambda v: not v or str(v).isdigit(), "is usually digits only")
-    ] | None = None
-    officerTitle: text(80) | None = None
-    loa: list[
-        Annotated[str, Habit(lambda v: 0 < len(str(v)) <= 100, "is usually 1 to 100 characters")]
-    ] | None = None
+    contactName: Annotated[str, text(160)] | None = None
+    contactPhone: (
+        Annotated[
+            str, text(10), Habit(lambda v: not v or str(v).isdigit(), "is usually digits only")
+        ]
+        | None
+    ) = None
+    officerTitle: Annotated[str, text(80)] | None = None
+    loa: (
+        list[
+            Annotated[
+                str, Habit(lambda v: 0 < len(str(v)) <= 100, "is usually 1 to 100 characters")
+            ]
+        ]
+        | None
+    ) = None
     """Lines of authority; several may occur in one transaction."""
     domicile: Domicile | None = None
     companyCodeDetails: CompanyCodeDetails | None = None
     residentStateYN: YesNo | None = None
     residentStateText: Jurisdiction | None = None
-    ltp: text(100) | None = None
-    ltpText: text(2) | None = None
+    ltp: Annotated[str, text(100)] | None = None
+    ltpText: Annotated[str, text(2)] | None = None
     pinStateFeeDetails: PinStateFeeDetails | None = None
-    sponsoringCompany: text(150) | None = None
-    firmName: text(100) | None = None
-    trm: text(100) | None = None
+    sponsoringCompany: Annotated[str, text(150)] | None = None
+    firmName: Annotated[str, text(100)] | None = None
+    trm: Annotated[str, text(100)] | None = None
     """Termination code."""
-    termReasonText: text(150) | None = None
+    termReasonText: Annotated[str, text(150)] | None = None
     termCauseYN: YesNo | None = None
     surplusLinesYn: YesNo | None = None
-    floridaResCty: text(2) | None = None
-    floridaCountyCode: text(2) | None = None
-    appCodeFl: text(4) | None = None
-    costCenter1: text(25) | None = None
-    costCenter2: text(25) | None = None
+    floridaResCty: Annotated[str, text(2)] | None = None
+    floridaCountyCode: Annotated[str, text(2)] | None = None
+    appCodeFl: Annotated[str, text(4)] | None = None
+    costCenter1: Annotated[str, text(25)] | None = None
+    costCenter2: Annotated[str, text(25)] | None = None
 
     @classmethod
     def rule_errors(cls, data):
         if not data.get("sponsoringCompany"):
             return []
-        return [(name, "is required when sponsoringCompany is given")
-                for name in ("feinNumber", "naicNum") if not data.get(name)]
+        return [
+            (name, "is required when sponsoringCompany is given")
+            for name in ("feinNumber", "naicNum")
+            if not data.get(name)
+        ]
 
     @model_validator(mode="after")
     def _sponsor_needs_fein_and_naic(self) -> OrderData:
@@ -231,7 +249,7 @@ class Order(ContractModel):
 class OrderStatusQuery(ContractModel):
     """Query of ``GET /order/status``: the client's order number."""
 
-    order_num: Annotated[text(20), Habit(bool, "is empty: it can find no order")] = ""
+    order_num: Annotated[str, text(20), Habit(bool, "is empty: it can find no order")] = ""
 
 
 # --- response --------------------------------------------------------------------------

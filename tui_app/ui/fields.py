@@ -47,7 +47,7 @@ class GroupSpec:
 
 
 def _unwrap(annotation: Any) -> tuple[Any, list[Any], bool]:
-    """(core type, metadata, nullable) of an annotation such as ``text(80) | None``."""
+    """(core type, metadata, nullable) of an annotation such as ``Annotated[str, text(80)] | None``."""
     meta: list[Any] = []
     nullable = False
     while True:
