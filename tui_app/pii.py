@@ -6,6 +6,8 @@ whole. These helpers are the one place that decides what a masked value looks li
 
 from __future__ import annotations
 
+from typing import Any
+
 PII_FIELDS = frozenset({
     "Ssn", "ssn", "SsnLast4", "Fein", "FeinLast4", "FirmFein", "Tin", "tin", "taxId",
     "feinNumber", "DateOfBirth", "dateOfBirth", "EmployersFein",
@@ -51,7 +53,7 @@ def mask_value(name: str, value: object, reveal: bool = False) -> object:
     return format_ssn(text)
 
 
-def mask_tree(value: object, reveal: bool = False) -> object:
+def mask_tree(value: Any, reveal: bool = False) -> Any:
     """A copy of a JSON-like tree with every personal field masked (for raw views)."""
     if reveal:
         return value

@@ -46,9 +46,9 @@ job's millionth line costs what its first did.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -622,7 +622,7 @@ class Journal:
         handle = open(folder / f"{job_id}.lock", "a+b")  # noqa: SIM115 - returned open
         for attempt in range(tries):
             try:
-                if os.name == "nt":
+                if sys.platform == "win32":
                     import msvcrt
 
                     msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
@@ -745,10 +745,10 @@ class Journal:
             if not rows or len(rows) < min_size:
                 return None
             stamp = _now()
-            batch_id = conn.execute(
+            batch_id: int = conn.execute(
                 "INSERT INTO batches (job_id, state, created_at, updated_at) VALUES (?, ?, ?, ?)",
                 (job_id, OPEN, stamp, stamp),
-            ).lastrowid
+            ).lastrowid  # type: ignore[assignment]  # an INSERT's is never None
             conn.execute(
                 f"UPDATE lines SET state = ?, batch_id = ? WHERE job_id = ?"
                 f" AND line IN ({','.join('?' * len(rows))})",
@@ -924,7 +924,7 @@ class Journal:
         """The table (with the index to read it by) and the conditions of a line filter.
         One outcome, or the lines to fix, are read through their partial indexes (their
         conditions spelt as the indexes' are, or SQLite would not use them)."""
-        source, where, params = "lines", "", []
+        source, where, params = "lines", "", list[str | int]()
         states = tuple(states) if states is not None else None
         if states is not None and len(states) == 1 and states[0] in OUTCOMES:
             source = "lines INDEXED BY lines_by_outcome"

@@ -349,10 +349,9 @@ class _Run:
 
     async def _follow(self, batch: Batch) -> None:
         try:
-            if batch.bulk_request_id is None:
-                batch = await self._post(batch)
-            if batch is not None:
-                await self._poll(batch)
+            accepted = await self._post(batch) if batch.bulk_request_id is None else batch
+            if accepted is not None:
+                await self._poll(accepted)
         finally:
             self.active -= 1
             self.window.release()
@@ -405,10 +404,11 @@ class _Run:
             self.changed.set()
             self._progress()
 
+        def notify_from_thread() -> None:
+            loop.call_soon_threadsafe(notify)
+
         try:
-            await asyncio.to_thread(
-                self._scan_file, cancelled, lambda: loop.call_soon_threadsafe(notify)
-            )
+            await asyncio.to_thread(self._scan_file, cancelled, notify_from_thread)
         except asyncio.CancelledError:
             cancelled.set()  # the thread stops at its next chunk
             raise
@@ -480,7 +480,9 @@ class _Run:
             ref = json.dumps(entry.client_ref_id).encode()
             return b'{"clientRefId":' + ref + b',"data":{"' + kind + b'":' + raw + b"}}"
         line = self.source.line_at(entry.offset, entry.line)
-        checked, record = check(line) if line is not None else (None, None)
+        if line is None:
+            return None
+        checked, record = check(line)
         if record is None or (checked.number, checked.crc) != (entry.line, entry.crc):
             return None
         item = BulkItem.wrap(record, entry.client_ref_id).to_line()
@@ -565,9 +567,9 @@ class _Run:
         again in another batch."""
         named: dict[int, list[str]] = {}
         for error in exc.errors:
-            position = error.path.removeprefix("line ").strip()
-            if position.isdigit() and 1 <= int(position) <= len(batch.lines):
-                named.setdefault(int(position), []).append(error.message)
+            where = error.path.removeprefix("line ").strip()
+            if where.isdigit() and 1 <= int(where) <= len(batch.lines):
+                named.setdefault(int(where), []).append(error.message)
         updates = []
         for position, entry in enumerate(batch.lines, start=1):
             if not named:

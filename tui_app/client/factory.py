@@ -59,7 +59,7 @@ async def connect(
     """Open a connection to an environment. The embedded sandbox is created, seeded and
     started in a thread, so the caller's event loop (and the app's first frame) never
     waits for it."""
-    urls = {group: env.group_url(group) for group in GROUPS}
+    urls: dict[str, str] = {group: env.group_url(group) for group in GROUPS}
     if not env.embedded:
         client = RegistryClient(
             urls,

@@ -126,7 +126,7 @@ class RegistryClient:
             raise ValueError(f"no URL for {', '.join(missing)}")
         if format not in ("json", "xml"):
             raise ValueError("format must be json or xml")
-        self.urls = {g: urls[g].rstrip("/") for g in GROUPS}
+        self.urls: dict[str, str] = {g: urls[g].rstrip("/") for g in GROUPS}
         if date_format not in DATE_FORMATS:
             raise ValueError(f"date_format must be one of {', '.join(DATE_FORMATS)}")
         self.format = format

@@ -85,7 +85,8 @@ class BulkItem(ContractModel):
     def wrap(cls, record: AgentRecord | AgencyRecord, client_ref_id: str | None = None) -> BulkItem:
         """Put a bare record in an envelope, with a new GUID unless one is given."""
         ref = client_ref_id or str(uuid.uuid4())
-        return cls(clientRefId=ref, data=BulkData(**{record.kind: record}))
+        data = BulkData(agent=record) if isinstance(record, AgentRecord) else BulkData(agency=record)
+        return cls(clientRefId=ref, data=data)
 
     def to_line(self) -> dict[str, Any]:
         """The NDJSON form: camelCase record keys, nulls left out."""

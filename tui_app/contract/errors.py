@@ -86,7 +86,7 @@ def field_errors(exc: ValidationError, prefix: str = "") -> list[FieldError]:
             for name in ctx["fields"].split(","):
                 found.append(FieldError(f"{base}.{name}" if base else name, ctx["each"]))
         else:
-            found.append(FieldError(base, _plain(err)))
+            found.append(FieldError(base, _plain(dict(err))))
     return found
 
 

@@ -18,7 +18,7 @@ and are written camelCase, XML documents PascalCase.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, model_validator
 from pydantic_core import PydanticCustomError
@@ -265,6 +265,9 @@ class _Profile(RecordModel):
 
     kind: ClassVar[str]
     id_field: ClassVar[str]
+    sections: ClassVar[tuple[str, ...]]
+    if TYPE_CHECKING:  # each record's own field (pydantic must not see one here)
+        ProfileKey: str
 
     @classmethod
     def xml_section_omits(cls, section: str, model: type[RecordModel]) -> frozenset[str]:

@@ -153,10 +153,11 @@ def record_to_data_sets(
     """One data set per name, in the order asked, from the profile and (for License,
     Appointment and the affiliation sets) its registry record, when known."""
     layout = _LAYOUTS[record.kind]
-    short = [layout.request.canonical(n) for n in names]
-    unknown = [n for n, s in zip(names, short, strict=True) if s is None]
+    found = [layout.request.canonical(n) for n in names]
+    unknown = [n for n, s in zip(names, found, strict=True) if s is None]
     if unknown:
         raise ValueError(f"not {record.kind} data sets: {', '.join(unknown)}")
+    short = [s for s in found if s is not None]
     return [
         DataSet(dataSetType=layout.request.type_name(n), records=layout.rows(record, n, full_info))
         for n in short
@@ -238,7 +239,8 @@ def _many(model: type[Record], name: str) -> bool:
 
 @cache
 def _adapter(model: type[Record], name: str) -> TypeAdapter[Any]:
-    return TypeAdapter(model.model_fields[name].annotation)
+    annotation: Any = model.model_fields[name].annotation  # a section's, never None
+    return TypeAdapter(annotation)
 
 
 def _section(model: type[Record], name: str, value: Any) -> Any:

@@ -11,11 +11,12 @@ import asyncio
 import hmac
 import random
 import threading
+from collections.abc import Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -101,7 +102,7 @@ class Sandbox:
         self._chaos = random.Random(s.seed)
 
     def _lookup(self, kind: str, npn: int):
-        found = self.registry.full_record(kind, npn)
+        found = self.registry.full_record("agency" if kind == "agency" else "agent", npn)
         return found.NiprFullInfo if found else None
 
     def _lookup_npn(self, npn: int):
@@ -165,7 +166,7 @@ def _error(
     status: int,
     message: str,
     errors: list[FieldError] | None = None,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     return JSONResponse(error_body(message, errors), status_code=status, headers=headers)
 
@@ -389,7 +390,7 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
             raise HttpError(400, str(exc), exc.errors) from None
         return _answer(request, found)
 
-    async def _full(request: Request, kind: str) -> Response:
+    async def _full(request: Request, kind: Literal["agent", "agency"]) -> Response:
         query = _query(request, FullRecordQuery, ("Npn", "CostCenter"))
         found = await asyncio.to_thread(sandbox.registry.full_record, kind, query.Npn)
         if found is None:
@@ -425,7 +426,9 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
 
     # --- single profile import (XML) ---
 
-    async def _import(request: Request, model: type[M], root: str) -> Response:
+    async def _import(
+        request: Request, model: type[AgentRecord] | type[AgencyRecord], root: str
+    ) -> Response:
         try:
             record = await _body(request, model, root, xml_only=True, context={"format": "xml"})
         except HttpError as exc:

@@ -110,7 +110,7 @@ class WorkerLock:
 
     def acquire(self) -> bool:
         """Take the lock if it is free; True while this object holds it."""
-        if self.held:
+        if self.held or self.path is None:
             return True
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:

@@ -111,7 +111,8 @@ def _fix(node: Any, request: bool) -> Any:
     return node
 
 
-_NAMES: dict[type[BaseModel], str] = {}
+_NAMES: dict[Any, str] = {}
+"""Model -> its schema's name."""
 """Component name of each model (pydantic qualifies a name two models share)."""
 
 
@@ -406,10 +407,12 @@ def document(app: FastAPI, settings: SandboxSettings) -> dict[str, Any]:
 
     doc = get_openapi(title=app.title, version=app.version, description=app.description,
                       routes=app.routes)
-    from pydantic.json_schema import models_json_schema
+    from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-    pairs = [(m, "validation") for m in REQUEST_MODELS]
-    pairs += [(m, "serialization") for m in RESPONSE_MODELS]
+    pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = [
+        *((m, "validation") for m in REQUEST_MODELS),
+        *((m, "serialization") for m in RESPONSE_MODELS),
+    ]
     keys, found = models_json_schema(pairs, ref_template="#/components/schemas/{model}")
     schemas: dict[str, Any] = found["$defs"]
     for (model, _mode), ref in keys.items():
@@ -423,8 +426,8 @@ def document(app: FastAPI, settings: SandboxSettings) -> dict[str, Any]:
             reached.add(name)
             todo.extend(_refs(schemas[name]))
     schemas = {name: _fix(schema, name in reached) for name, schema in schemas.items()}
-    for model, rules in SEARCH_RULES.items():
-        schemas[_NAMES[model]]["allOf"] = rules
+    for searched, rules in SEARCH_RULES.items():
+        schemas[_NAMES[searched]]["allOf"] = rules
     schemas["BulkEnvelope"] = BULK_ENVELOPE
     schemas["DynamicData"] = DYNAMIC
     schemas["Error"] = ERROR_SCHEMA

@@ -47,6 +47,7 @@ def served(db: Path, *args: str, host: str = "127.0.0.1") -> Iterator[ServedSand
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     sandbox = None
+    assert process.stdout is not None and process.stderr is not None  # both PIPE
     try:
         line = process.stdout.readline()  # the serve command prints its URL once ready
         if "http://" not in line:

@@ -106,9 +106,10 @@ _DOC_SQL = {
 }
 
 
-def _prefix(text: str) -> tuple[str, str]:
-    """The range bounds matching every lower-cased text that starts with ``text``."""
-    low = text.strip().lower()
+def _prefix(text: str | None) -> tuple[str, str]:
+    """The range bounds matching every lower-cased text that starts with ``text`` (the
+    request's rules make the fields searched on present)."""
+    low = (text or "").strip().lower()
     return low, low + _TOP
 
 
@@ -213,7 +214,7 @@ class Registry:
                 )
             case SearchKind.SSN:
                 sql = f"{select} WHERE ssn = ? AND last_lc = ?"
-                rows = self.db.query(sql, (req.Ssn, req.LastName.strip().lower()))
+                rows = self.db.query(sql, (req.Ssn, _prefix(req.LastName)[0]))
             case SearchKind.NPN:
                 rows = self.db.query(f"{select} WHERE npn = ?", (req.Npn,))
             case SearchKind.LICENSE:
@@ -245,7 +246,7 @@ class Registry:
     def _find_agencies(self, req: AgencySearch) -> tuple[list[Any], int]:
         select = f"SELECT {_FIRM_COLS} FROM registry_firms"
         if req.SearchType == SearchKind.NAME:
-            fein = req.FirmFein.replace("-", "")
+            fein = (req.FirmFein or "").replace("-", "")
             params = (*_prefix(req.FirmName), fein, fein + _TOP)
             return self._capped(_FIRM_COLS, "registry_firms", _FIRM_WHERE, "name_lc, npn", params)
         if req.SearchType == SearchKind.SSN:
@@ -280,7 +281,7 @@ class Registry:
         if len(rows) <= MAX_HITS:
             return rows, len(rows)
         count = self.db.query_one(f"SELECT count(*) FROM {table} WHERE {where}", params)
-        return rows[:MAX_HITS], count[0]
+        return rows[:MAX_HITS], count[0] if count is not None else len(rows)
 
     def _licensed(self, select: str, req: AgentSearch | AgencySearch) -> list[Any]:
         """The holder of the license the request names, if ``select`` reads its table
@@ -289,7 +290,7 @@ class Registry:
             f"{select} WHERE npn ="
             " (SELECT npn FROM registry_licenses WHERE state = ? AND number_lc = ?)"
         )
-        return self.db.query(sql, (req.LicenseJurisdiction, req.LicenseNumber.strip().lower()))
+        return self.db.query(sql, (req.LicenseJurisdiction, _prefix(req.LicenseNumber)[0]))
 
     # --- full record ------------------------------------------------------------------
 

@@ -10,7 +10,10 @@ import json
 import sys
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 OK, REFUSED, USAGE, UNREACHABLE, INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -86,7 +89,7 @@ async def client_of(env) -> AsyncIterator[Any]:
         await connection.aclose()
 
 
-def validated(model: type, data: Any, context: dict | None = None):
+def validated(model: type[BaseModel], data: Any, context: dict | None = None) -> Any:
     """``data`` as ``model``, or :class:`Usage` naming every failing field (nothing is
     sent); the contract's habits become warnings on stderr."""
     from pydantic import ValidationError

@@ -94,7 +94,7 @@ def show(answer, kind: str, fmt: str, reveal: bool) -> None:
         return
 
     def text() -> str:
-        shown = [[mask(*c, reveal) if isinstance(c, tuple) else c for c in r] for r in rows]
+        shown = [[mask(c[0], c[1], reveal) if isinstance(c, tuple) else c for c in r] for r in rows]
         parts = [table(headers, shown)]
         entity = answer.AdditionalInfo.Entity if answer.AdditionalInfo else None
         note = f"{len(rows)} hit{'s' if len(rows) != 1 else ''}"

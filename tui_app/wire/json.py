@@ -20,7 +20,7 @@ which only a text of 100,000 commas in its strings could notice."""
 
 def too_many_values(data: bytes | str) -> str | None:
     """Why ``data`` is refused for its size in values, or None (a C-speed count)."""
-    count = data.count(b"," if isinstance(data, bytes) else ",")
+    count = data.count(b",") if isinstance(data, bytes) else data.count(",")
     if count >= MAX_VALUES:
         return f"JSON documents of more than {MAX_VALUES:,} values are refused"
     return None
