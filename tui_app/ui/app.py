@@ -110,7 +110,7 @@ class ProducerApp(App[None]):
         self.env: Environment = config.environments[name]
         self.env_name = name
         self.fixed_today = today
-        self.today = today or date.today()
+        self.today = today or self.env.today or date.today()
         """The date licenses are judged against (fixed in tests and screenshots, where the
         embedded sandbox is seeded for the same date)."""
         self.connection: Connection | None = None
