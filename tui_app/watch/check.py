@@ -214,8 +214,10 @@ async def run_check(
             except ClientError:  # a 5xx after the client's retries: left for the next run
                 state["transient"] += 1
             else:
-                state["findings"] += await db.call(_settle, check, entry, kind, info, profile,
-                                                   judged_by)
+                # Awaited first: ``state[...] += await ...`` would read the count before
+                # the await and lose the other workers' additions.
+                found_here = await db.call(_settle, check, entry, kind, info, profile, judged_by)
+                state["findings"] += found_here
                 state["read"] += 1
                 done_here += 1
             report()
