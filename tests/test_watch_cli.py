@@ -127,3 +127,11 @@ def test_list_shows_the_roster_with_what_a_check_learnt(sandbox, capsys, tmp_pat
     ]
     code, out, _ = run(capsys, "remove", "19000002")
     assert code == 0 and "1 removed" in out
+
+
+def test_today_is_a_setting_of_the_embedded_sandbox_only(config_file, capsys):
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text('active = "p"\n[environments.p]\nbase_url = "http://127.0.0.1:9"\n'
+                           "today = 2026-12-01\n")
+    code, _, err = run(capsys, "list")
+    assert code == 2 and "today is a setting of the embedded sandbox" in err
