@@ -293,6 +293,8 @@ class Environment(_Model):
     expire), so a watch sees what changed. The app judges licenses by this date too."""
     watch_days: int = Field(60, ge=0, le=3650)
     """Watch: a license expiring within this many days is a finding."""
+    watch_rate: float = Field(10.0, ge=0)
+    """Watch: full records read per second at most during a check (0: no pacing)."""
 
     @model_validator(mode="after")
     def _check_urls(self) -> Self:

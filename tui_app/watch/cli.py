@@ -121,7 +121,8 @@ def _check(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -
     days = env.watch_days if args.days is None else args.days
     if not 0 <= days <= 3650:
         raise _Usage("--days must be between 0 and 3650")
-    if args.rate < 0:
+    rate = env.watch_rate if args.rate is None else args.rate
+    if rate < 0:
         raise _Usage("--rate must be 0 or more")
     report = Path(args.report) if args.report else None
     if report is not None and report.exists() and not args.force:
@@ -129,7 +130,7 @@ def _check(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -
     if asyncio.run(db.call(WatchStore.roster_size, name)) == 0:
         raise _Usage(f"the roster of {name} is empty: add NPNs with `producer-tui watch add`")
     today = args.today or env.today or date.today()
-    settings = CheckSettings(days=days, rate=args.rate, concurrency=args.concurrency)
+    settings = CheckSettings(days=days, rate=rate, concurrency=args.concurrency)
     try:
         outcome = asyncio.run(_run(db, name, env, today, settings))
     except KeyboardInterrupt:

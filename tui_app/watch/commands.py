@@ -40,8 +40,8 @@ def add_watch_parser(sub: argparse._SubParsersAction, positive) -> None:
     check = actions.add_parser("check", help="read every record on the roster; report findings")
     check.add_argument("--days", type=int, help="report licenses expiring within N days "
                        "(default: the environment's watch_days, 60)")  # fmt: skip
-    check.add_argument("--rate", type=float, default=10.0,
-                       help="requests per second at most (default 10; 0: no pacing)")
+    check.add_argument("--rate", type=float, help="requests per second at most (default: "
+                       "the environment's watch_rate, 10; 0: no pacing)")  # fmt: skip
     check.add_argument("--concurrency", type=positive, default=4,
                        help="requests in flight at once (default 4)")
     check.add_argument("--today", type=date.fromisoformat,

@@ -381,6 +381,10 @@ class WatchDb:
 
         return await asyncio.get_running_loop().run_in_executor(self._executor, run)
 
+    def run_sync(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """The same from a thread that may block (never the event loop's)."""
+        return self._executor.submit(lambda: method(self._open(), *args, **kwargs)).result()
+
     async def aclose(self) -> None:
         if self._store is not None:
             await self.call(WatchStore.close)
