@@ -10,10 +10,11 @@ second."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, ProgressBar, Static, TabbedContent
@@ -41,6 +42,7 @@ SORT_ORDERS = tuple(s for s in SORTS if s != "severity")
 
 class WatchScreen(AreaScreen):
     AREA = "Watch"
+    AUTO_FOCUS = "#watch-findings DataTable"  # the keys n p k s o work at once; F2 adds
     DEFAULT_CSS = """
     #watch-head { height: auto; }
     #watch-left { width: 1fr; height: auto; padding: 0 1; }
@@ -168,6 +170,19 @@ class WatchScreen(AreaScreen):
         self.query_one("#watch-filters", Static).update(
             f"k kind: {kind}  ·  s severity: {self.severity or 'all'}  ·  o sort: {self.sort}"
             "  ·  Enter opens the record  ·  n/p pages")
+
+    def commands(self) -> Iterator[SystemCommand]:
+        yield SystemCommand("Watch: add NPNs", "Typed, pasted or from a file (F2)",
+                            self.action_focus_add)
+        yield SystemCommand("Watch: check now", "Read every record on the roster (F5)",
+                            self.action_check)
+        yield SystemCommand("Watch: stop the check", "It carries on at the next F5 (F6)",
+                            self.action_stop)
+        yield SystemCommand("Watch: add the demo roster", "The embedded sandbox's (F7)",
+                            self.action_demo)
+        for what, key in (("kind", "k"), ("severity", "s"), ("sort", "o")):
+            yield SystemCommand(f"Watch: next {what}", f"Filter or sort the findings ({key})",
+                                lambda what=what: self.action_cycle(what))
 
     # --- actions ---
 
