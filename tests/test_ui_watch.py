@@ -51,8 +51,9 @@ async def test_add_check_and_open_a_finding_at_its_tab_then_file_an_order(ui_app
         await screen.findings.wait_loaded()
         table = screen.findings.table
         assert table.row_count == 1
-        assert [str(c) for c in table.get_row_at(0)][:6] == [
-            "MEDIUM", "License expiring", "19000001", "Avery Sample", "TX", "2190001"]
+        assert [str(c) for c in table.get_row_at(0)] == [
+            "MEDIUM", "License expiring", "19000001", "Avery Sample", "TX",
+            "TX license 2190001 expires in 45 days, on 2027-01-05."]
         assert "Check 1 (done)" in text(screen, "#watch-roster")
         assert "License expiring" in text(screen, "#watch-history")
         table.focus()

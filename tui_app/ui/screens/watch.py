@@ -34,7 +34,7 @@ HISTORY = 8
 REDRAW_EVERY = 0.2
 TEXT_WIDTH = 90
 COLUMNS = [("severity", "Severity"), ("kind", "Finding"), ("npn", "NPN"), ("name", "Name"),
-           ("state", "State"), ("license", "License"), ("text", "What")]
+           ("state", "State"), ("text", "What")]  # the license number is in the text
 KIND_FILTERS = (None, *KINDS)
 SEVERITY_FILTERS = (None, *SEVERITIES)
 SORT_ORDERS = tuple(s for s in SORTS if s != "severity")
@@ -155,7 +155,7 @@ class WatchScreen(AreaScreen):
                 text = row["text"] if len(row["text"]) <= TEXT_WIDTH else (
                     row["text"][:TEXT_WIDTH - 1] + "…")
                 out.append((i, (row["severity"].upper(), KINDS[row["kind"]][1], str(row["npn"]),
-                                row["name"], row["state"], row["license"], text)))
+                                row["name"], row["state"], text)))
             return out
 
         def count() -> int:
