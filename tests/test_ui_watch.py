@@ -80,6 +80,21 @@ async def test_bad_npns_are_named_and_nothing_is_added(ui_app):
         assert "The roster is empty" in notes(app)
 
 
+async def test_x_stops_watching_the_selected_producer(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        await add(app, pilot, screen, "19000001 19000002")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await screen.findings.wait_loaded()
+        screen.findings.table.focus()
+        await pilot.press("x")
+        await settle(app, pilot)
+        assert "NPN 19000001 is no longer watched" in notes(app)
+        assert "Roster of sandbox: 1 producer\n" in text(screen, "#watch-roster")
+
+
 def fill_findings(n: int) -> None:
     """A check of ``n`` findings, written straight into the store."""
     with WatchStore() as store:

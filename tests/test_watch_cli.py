@@ -135,3 +135,46 @@ def test_today_is_a_setting_of_the_embedded_sandbox_only(config_file, capsys):
                            "today = 2026-12-01\n")
     code, _, err = run(capsys, "list")
     assert code == 2 and "today is a setting of the embedded sandbox" in err
+
+
+def test_a_profile_that_disagrees_with_the_registry_is_a_finding(sandbox, capsys):
+    import asyncio
+
+    from tui_app.client.factory import connect
+    from tui_app.config import load_config
+    from tui_app.ui.scenes import DEMO_AGENT
+
+    embedded(sandbox)
+
+    async def import_profiles() -> None:
+        connection = await connect(load_config().environments["sandbox"])
+        try:
+            demographic = DEMO_AGENT["Demographic"] | {"LastName": "Sampel",
+                                                       "ResidentState": "NV"}
+            await connection.client.import_agent(DEMO_AGENT | {"Demographic": demographic})
+            no_npn = {k: v for k, v in DEMO_AGENT["Demographic"].items() if k != "NiprNumber"}
+            await connection.client.import_agent(
+                DEMO_AGENT | {"ProfileKey": "AQS-NONPN", "Demographic": no_npn})
+            await connection.client.import_agency({
+                "ProfileKey": "SRP-1", "Tin": "000000001",
+                "Demographic": {"FirmName": "Sample Risk Partners LLC", "Status": 7040,
+                                "Nipr": "19000002", "DomicileState": "TX"}})
+        finally:
+            await connection.aclose()
+
+    asyncio.run(import_profiles())
+    key = DEMO_AGENT["ProfileKey"]
+    assert run(capsys, "add", "19000001", "--profile-key", key)[0] == 0
+    code, answer, _ = check(capsys, "--today", TODAY, "--days", "30")
+    assert code == 1
+    assert [f["text"] for f in answer["findings"]] == [
+        f"Profile {key}: last name is Sampel, the registry says Sample.",
+        f"Profile {key}: resident state is NV, the registry says CA."]
+    assert run(capsys, "add", "19000001", "--profile-key", "AQS-NONPN")[0] == 0
+    code, answer, _ = check(capsys, "--today", TODAY, "--days", "30")
+    assert [f["text"] for f in answer["findings"]] == ["Profile AQS-NONPN: has no NPN."]
+    assert run(capsys, "add", "19000002", "--profile-key", "SRP-1")[0] == 0
+    code, answer, _ = check(capsys, "--today", TODAY, "--days", "30")
+    assert [f["text"] for f in answer["findings"]] == [
+        "Profile AQS-NONPN: has no NPN.",
+        "Profile SRP-1: resident state is TX, the registry says CA."]

@@ -38,8 +38,8 @@ DEFAULT_RATE = 10.0
 DEFAULT_CONCURRENCY = 4
 BUSY_PAUSE = 5.0
 """Seconds every request waits after a 429 that named no ``Retry-After``."""
-PROFILE_SETS = {"agent": "Demographic", "agency": "Firm"}
-"""The export data set holding a profile's Demographic section, per kind."""
+PROFILE_SET = "Demographic"
+"""The export data set holding a profile's Demographic section (agent and agency alike)."""
 
 
 @dataclass(frozen=True)
@@ -132,11 +132,11 @@ async def _profile(client: RegistryClient, kind: str, key: str) -> dict[str, Any
     """The profile's Demographic section as its export gives it, or None if it has none."""
     export = client.export_agent if kind == "agent" else client.export_agency
     try:
-        answer = await export({"profileKey": key, "dataSets": [PROFILE_SETS[kind]]})
+        answer = await export({"profileKey": key, "dataSets": [PROFILE_SET]})
     except NotFound:
         return None
     for data_set in answer.dataSets or []:
-        if data_set.name == PROFILE_SETS[kind] and data_set.records:
+        if data_set.name == PROFILE_SET and data_set.records:
             return data_set.records[0]
     return None
 

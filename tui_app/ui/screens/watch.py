@@ -62,6 +62,7 @@ class WatchScreen(AreaScreen):
         Binding("k", "cycle('kind')", "Kind filter", id="watch.kind"),
         Binding("s", "cycle('severity')", "Severity filter", id="watch.severity"),
         Binding("o", "cycle('sort')", "Sort", id="watch.sort"),
+        Binding("x", "unwatch", "Stop watching", id="watch.remove", show=False),
         Binding("n", "page(1)", "Next page", id="watch.next_page", show=False),
         Binding("p", "page(-1)", "Prev page", id="watch.prev_page", show=False),
     ]
@@ -169,7 +170,7 @@ class WatchScreen(AreaScreen):
         kind = KINDS[self.kind][1] if self.kind else "all"
         self.query_one("#watch-filters", Static).update(
             f"k kind: {kind}  ·  s severity: {self.severity or 'all'}  ·  o sort: {self.sort}"
-            "  ·  Enter opens the record  ·  n/p pages")
+            "  ·  Enter opens the record  ·  x unwatch  ·  n/p pages")
 
     def commands(self) -> Iterator[SystemCommand]:
         yield SystemCommand("Watch: add NPNs", "Typed, pasted or from a file (F2)",
@@ -226,6 +227,19 @@ class WatchScreen(AreaScreen):
         field.remove_class("-invalid")
         field.value = ""
         self.notify(f"{added} added, {len(entries) - added} already watched", title="Roster")
+        self.reload()
+
+    @work(exclusive=True, group="watch-add")
+    async def action_unwatch(self) -> None:
+        """Take the selected finding's producer off the roster (its findings stay)."""
+        table = self.findings.table
+        if not table.row_count:
+            return
+        row = self._finding(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        if row is None:
+            return
+        await self.db.call(WatchStore.remove, self.app.env_name, [row["npn"]])
+        self.notify(f"NPN {row['npn']} is no longer watched", title="Roster")
         self.reload()
 
     @work(exclusive=True, group="watch-demo")
