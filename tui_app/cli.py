@@ -80,8 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--dialect", choices=("native", "minimal"), default="native",
                        help="shape of the answers: native, or the barest the spec allows")
     serve.add_argument("--today", type=date.fromisoformat,
-                       help="anchor the synthetic licenses' dates (YYYY-MM-DD); default: the "
-                       "date the database is first seeded")
+                       help="the sandbox's date (YYYY-MM-DD): a new registry's licenses are "
+                       "dated from it (default: the day it is first seeded); a later date "
+                       "shows an existing registry as it stands then (licenses expire)")
 
     add_bulk_parser(sub, _positive)
     add_parsers(sub)  # search, record, order, profile, export (issue 11)
