@@ -168,6 +168,11 @@ async def test_an_npn_the_registry_lacks_is_a_finding_and_a_firm_is_read_as_a_fi
         (2000001, "NPN 2000001 is not in the registry.")]
     roster = {r.npn: r.kind for r in await db.call(WatchStore.roster, "prod")}
     assert roster == {2000001: None, 2000002: "agency"}
+    # A firm the registry no longer has is a finding too (not a record that failed).
+    async with client_for(Registry([])) as client:
+        outcome = await run_check(db, client, "prod", today=TODAY)
+    rows = await db.call(WatchStore.findings, outcome.check.id, kinds=["mismatch"])
+    assert [r["npn"] for r in rows] == [2000001, 2000002] and outcome.check.failed == 0
 
 
 async def test_the_store_is_private_and_holds_no_personal_data(db: WatchDb, tmp_path) -> None:

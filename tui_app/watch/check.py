@@ -115,17 +115,13 @@ def _settle(store: WatchStore, check: Check, entry: RosterEntry, kind: str | Non
 async def _read(client: RegistryClient, entry: RosterEntry):
     """(kind, record or None when the registry has no such NPN). An NPN of unknown kind is
     tried as an individual, then as a firm."""
-    if entry.kind == "agency":
-        return "agency", (await client.get_agency(entry.npn)).NiprFullInfo
-    try:
-        return "agent", (await client.get_agent(entry.npn)).NiprFullInfo
-    except NotFound:
-        if entry.kind == "agent":
-            return "agent", None
-    try:
-        return "agency", (await client.get_agency(entry.npn)).NiprFullInfo
-    except NotFound:
-        return None, None
+    for kind in (entry.kind,) if entry.kind else ("agent", "agency"):
+        read = client.get_agent if kind == "agent" else client.get_agency
+        try:
+            return kind, (await read(entry.npn)).NiprFullInfo
+        except NotFound:
+            continue
+    return entry.kind, None
 
 
 async def _profile(client: RegistryClient, kind: str, key: str) -> dict[str, Any] | None:

@@ -1,8 +1,8 @@
 """``producer-tui watch``: add, remove, list, check; for people and for cron.
 
 Exit status of ``check``: 0 nothing needs attention, 1 something does, 2 bad usage, input,
-store or config, 3 the service could not be reached or answered something unreadable (the
-check is kept: the next run carries on with the records it had not read), 130 interrupted.
+store or config, 3 the check could not be done: the service could not be reached, refused
+the credentials or answered something unreadable (the check is kept: the next run carries on with the records it had not read), 130 interrupted.
 """
 
 from __future__ import annotations

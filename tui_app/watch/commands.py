@@ -16,8 +16,9 @@ examples:
   producer-tui watch check --format json | jq .
 
 exit status (check): 0 nothing needs attention, 1 something does (findings), 2 bad usage,
-input or config, 3 the service could not be reached or answered something unreadable
-(run check again: it carries on where it stopped), 130 interrupted (resumable too).
+input or config, 3 the check could not be done (service unreachable, credentials refused,
+an unreadable answer; run check again: it carries on where it stopped), 130 interrupted
+(resumable too).
 """
 
 
