@@ -238,3 +238,27 @@ def test_roster_file_problems_name_their_line(tmp_path: Path) -> None:
     nd.write_text('{"npn": 19000001}\n[1]\n')
     with pytest.raises(RosterError, match="line 2: not a JSON object"):
         read_file(nd)
+
+
+def test_every_profile_exported_to_a_folder(tmp_path: Path) -> None:
+    def export(name: str, kind: str, key: str, npn: str | None) -> None:
+        identity = {"agent": ("AgentPersonalInfoDataSet", {"ProfileKey": key, "Ssn": "000111234"}),
+                    "agency": ("FirmFirmDataSet", {"ProfileKey": key, "Tin": "000000001"})}[kind]
+        demographic = {"agent": "NiprNumber", "agency": "Nipr"}[kind]
+        sets = [{"dataSetType": identity[0], "records": [identity[1]]},
+                {"dataSetType": f"{'Agent' if kind == 'agent' else 'Firm'}DemographicDataSet",
+                 "records": [{demographic: npn} if npn else {"LastName": "X"}]}]
+        (tmp_path / name).write_text(json.dumps({"dataSets": sets}))
+
+    export("a.json", "agent", "PK-1", "19000001")
+    export("b.json", "agency", "FIRM-7", "19000002")
+    (tmp_path / "notes.txt").write_text("not an export")
+    assert read_file(tmp_path) == [Entry(19000001, "PK-1"), Entry(19000002, "FIRM-7")]
+    assert read_file(tmp_path / "b.json") == [Entry(19000002, "FIRM-7")]
+    export("c.json", "agent", "PK-3", None)
+    (tmp_path / "d.json").write_text("[1, 2]")
+    with pytest.raises(RosterError) as err:
+        read_file(tmp_path)
+    assert err.value.problems == [
+        f"{tmp_path / 'c.json'}: no NPN in the export (its Demographic data set names none)",
+        f"{tmp_path / 'd.json'}: not an export document (a JSON object with dataSets)"]

@@ -30,7 +30,8 @@ def add_watch_parser(sub: argparse._SubParsersAction, positive) -> None:
     actions = watch.add_subparsers(dest="watch_command", metavar="ACTION", required=True)
     add = actions.add_parser("add", help="add NPNs to the roster (typed, or from a file)")
     add.add_argument("npns", nargs="*", metavar="NPN")
-    add.add_argument("--file", help="CSV with an NPN column (optional ProfileKey), or NDJSON")
+    add.add_argument("--file", help="CSV with an NPN column (optional ProfileKey), NDJSON, "
+                     "a saved export document (.json) or a folder of them")
     add.add_argument("--profile-key", help="the carrier's ProfileKey of the one NPN given")
     add.add_argument("--demo", action="store_true",
                      help="the embedded sandbox's demo roster (every kind of finding)")

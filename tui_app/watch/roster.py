@@ -1,6 +1,7 @@
-"""Producers to watch, as people give them: NPNs typed or pasted, or a CSV/NDJSON file with
-an NPN column and an optional ProfileKey. Every problem names its line and field; nothing
-else from the file is kept (an SSN or TIN column is never read)."""
+"""Producers to watch, as people give them: NPNs typed or pasted, a CSV/NDJSON file with an
+NPN column and an optional ProfileKey, or profiles exported from the environment (saved
+export documents, ``.json``, or a folder of them). Every problem names its file, line and
+field; nothing else is kept (an SSN or TIN is never read)."""
 
 from __future__ import annotations
 
@@ -56,14 +57,19 @@ def parse_npns(values: Iterable[str]) -> list[Entry]:
 
 
 def read_file(path: Path, limit: int = 20) -> list[Entry]:
-    """Entries of a CSV file (a header row naming an NPN column, optional ProfileKey) or an
-    NDJSON file (one object per line with ``npn``/``Npn`` and optional ``profileKey``)."""
-    try:
-        text = path.read_text("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RosterError([f"{path}: {getattr(exc, 'strerror', None) or exc}"]) from None
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    rows = _ndjson_rows(path, text) if first.lstrip().startswith("{") else _csv_rows(path, text)
+    """Entries of a CSV file (a header row naming an NPN column, optional ProfileKey), an
+    NDJSON file (one object per line with ``npn``/``Npn`` and optional ``profileKey``), a
+    saved export document (``.json``: the profile's NPN and ProfileKey) or a folder of
+    them (every profile exported there)."""
+    if path.is_dir():
+        rows = (row for file in sorted(path.glob("*.json")) for row in _export_rows(file))
+    elif path.suffix.lower() == ".json":
+        rows = _export_rows(path)
+    else:
+        text = _text(path)
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        rows = (_ndjson_rows(path, text) if first.lstrip().startswith("{")
+                else _csv_rows(path, text))
     entries, problems = [], []
     for where, row in rows:
         if isinstance(row, str):
@@ -110,3 +116,34 @@ def _ndjson_rows(path: Path, text: str):
             yield "", f"{path}: line {number}: not a JSON object"
             continue
         yield f"{path}: line {number}", row
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RosterError([f"{path}: {getattr(exc, 'strerror', None) or exc}"]) from None
+
+
+def _export_rows(path: Path):
+    """One row from a saved export document: the NPN its Demographic data set names (agent
+    ``NiprNumber``, agency ``Nipr``) and the ProfileKey of its identity data set."""
+    from pydantic import ValidationError
+
+    from tui_app.contract.export import ExportResponse
+
+    try:
+        export = ExportResponse.model_validate_json(_text(path))
+    except ValidationError:
+        yield "", f"{path}: not an export document (a JSON object with dataSets)"
+        return
+    sets = {ds.name: ds.records for ds in export.dataSets or [] if ds.records}
+    key = next((r.get("ProfileKey") for name in ("PersonalInfo", "Firm")
+                for r in sets.get(name, [])), None)
+    demographic = (sets.get("Demographic") or [{}])[0]
+    npn = demographic.get("NiprNumber") or demographic.get("Nipr")
+    if npn is None:
+        yield "", f"{path}: no NPN in the export (its Demographic data set names none)"
+        return
+    yield f"{path}: Demographic", {"npn": npn, "profileKey": key}
+

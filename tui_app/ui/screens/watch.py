@@ -84,7 +84,7 @@ class WatchScreen(AreaScreen):
         with Horizontal(id="watch-head"):
             with Vertical(id="watch-left"):
                 yield Static("", id="watch-roster")
-                yield Input(placeholder="NPNs (typed or pasted), or a CSV/NDJSON file; Enter adds",
+                yield Input(placeholder="NPNs, or a CSV/NDJSON file or exports' folder; Enter",
                             id="watch-add")
                 with Horizontal(id="watch-progress-line"):
                     yield ProgressBar(total=1, show_eta=False, id="watch-progress")
@@ -214,7 +214,7 @@ class WatchScreen(AreaScreen):
         field = self.query_one("#watch-add", Input)
         path = Path(text.strip()).expanduser()
         try:
-            if text.strip() and await asyncio.to_thread(path.is_file):
+            if text.strip() and await asyncio.to_thread(path.exists):
                 entries = await asyncio.to_thread(read_file, path)
             else:
                 entries = parse_npns([text])
