@@ -36,6 +36,9 @@ CORE = [
     "tui_app.bulk.commands",
     "tui_app.private_files",
     "tui_app.shell.parsers",
+    "tui_app.watch.check",
+    "tui_app.watch.cli",
+    "tui_app.watch.commands",
 ]
 
 

@@ -579,10 +579,39 @@ def test_registry_keeps_the_date_it_was_first_seeded_on(tmp_path: Path) -> None:
     assert registry.ensure_seeded(SEED, 40, 8, today=date(2026, 1, 5)) is True
     # Without a date the registry stays as seeded: data does not move under the user.
     assert new_registry(tmp_path).ensure_seeded(SEED, 40, 8) is False
-    # An explicit, different date re-anchors it.
-    assert registry.ensure_seeded(SEED, 40, 8, today=date(2026, 2, 5)) is True
+    # An earlier date dates the registry from it again.
+    assert registry.ensure_seeded(SEED, 40, 8, today=date(2025, 12, 5)) is True
     meta = registry.db.query_one("SELECT value FROM registry_meta")[0]
-    assert '"today":"2026-02-05"' in meta
+    assert '"today":"2025-12-05"' in meta
+
+
+def test_a_later_date_moves_the_clock_on_and_licenses_expire(tmp_path: Path) -> None:
+    registry = new_registry(tmp_path)
+    registry.ensure_seeded(SEED, 40, 8, today=REFERENCE_DATE)
+    before = registry.full_record("agent", DEMO_AGENT_NPN).NiprFullInfo
+    tx = next(lic for lic in before.LicenseData.Licenses if lic.State == "TX")
+    assert tx.Active and tx.ExpirationDate == mdy(REFERENCE_DATE + timedelta(days=45))
+    # 46 days on: the data is not generated again, but the TX license has expired; its
+    # appointment stays active (the state has not terminated it yet).
+    assert registry.ensure_seeded(SEED, 40, 8, today=REFERENCE_DATE + timedelta(46)) is False
+    after = registry.full_record("agent", DEMO_AGENT_NPN).NiprFullInfo
+    tx_after = next(lic for lic in after.LicenseData.Licenses if lic.State == "TX")
+    assert tx_after.Active is False and tx_after.ExpirationDate == tx.ExpirationDate
+    assert {loa.Status for loa in tx_after.LinesOfAuthority} == {"Inactive"}
+    assert [a.Status for a in tx_after.Appointments] == ["Active"]
+    ca = next(lic for lic in after.LicenseData.Licenses if lic.State == "CA")
+    assert ca.Active is True
+    meta = registry.db.query_one("SELECT value FROM registry_meta")[0]
+    assert f'"today":"{REFERENCE_DATE}"' in meta
+
+
+def test_the_demo_roster_names_producers_for_every_kind_of_finding(reg: Registry) -> None:
+    roster = reg.demo_roster()
+    assert roster[:2] == [DEMO_AGENT_NPN, DEMO_FIRM_NPN] and len(roster) == 6
+    assert reg.full_record("agent", roster[-1]) is None
+    assert reg.full_record("agency", roster[-1]) is None
+    docs = [reg.full_record("agent", n).NiprFullInfo for n in roster[2:-1]]
+    assert all(docs)
 
 
 def test_a_first_seeding_without_a_date_uses_the_real_date(tmp_path: Path) -> None:

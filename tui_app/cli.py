@@ -14,6 +14,7 @@ from datetime import date
 from tui_app.bulk.commands import add_bulk_parser
 from tui_app.shell.parsers import COMMANDS as SHELL_COMMANDS
 from tui_app.shell.parsers import add_parsers
+from tui_app.watch.commands import add_watch_parser
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -79,11 +80,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--dialect", choices=("native", "minimal"), default="native",
                        help="shape of the answers: native, or the barest the spec allows")
     serve.add_argument("--today", type=date.fromisoformat,
-                       help="anchor the synthetic licenses' dates (YYYY-MM-DD); default: the "
-                       "date the database is first seeded")
+                       help="the sandbox's date (YYYY-MM-DD): a new registry's licenses are "
+                       "dated from it (default: the day it is first seeded); a later date "
+                       "shows an existing registry as it stands then (licenses expire)")
 
     add_bulk_parser(sub, _positive)
     add_parsers(sub)  # search, record, order, profile, export (issue 11)
+    add_watch_parser(sub, _positive)  # issue 16
     return parser
 
 
@@ -121,6 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _screenshots(args)
         if args.command == "bulk":
             return _bulk(args)
+        if args.command == "watch":
+            from tui_app.watch.cli import main as watch_main
+
+            return watch_main(args)
         if args.command in SHELL_COMMANDS:
             from tui_app.shell import main as shell_main
 

@@ -13,6 +13,7 @@ import re
 import tempfile
 import tomllib
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal, Self, get_args
 from urllib.parse import urlsplit
@@ -286,11 +287,21 @@ class Environment(_Model):
     dialect: Literal["native", "minimal"] = "native"
     """Embedded only: how the sandbox answers. ``minimal`` gives the barest shapes the spec
     allows, plus members no model knows (to try the app as a stranger's service would)."""
+    today: date | None = Field(None, strict=False)
+    """Embedded only: the sandbox's date (YYYY-MM-DD). Its registry is dated from the day it
+    is first seeded; a later date here shows the records as they stand then (licenses
+    expire), so a watch sees what changed. The app judges licenses by this date too."""
+    watch_days: int = Field(60, ge=0, le=3650)
+    """Watch: a license expiring within this many days is a finding."""
+    watch_rate: float = Field(10.0, ge=0)
+    """Watch: full records read per second at most during a check (0: no pacing)."""
 
     @model_validator(mode="after")
     def _check_urls(self) -> Self:
         if not self.embedded and self.dialect != "native":
             raise ValueError("dialect is a setting of the embedded sandbox (embedded = true)")
+        if not self.embedded and self.today is not None:
+            raise ValueError("today is a setting of the embedded sandbox (embedded = true)")
         if self.embedded:
             if self.base_url or self.base_urls:
                 raise ValueError(

@@ -71,7 +71,7 @@ async def connect(
         )
         return Connection(client)
     sandbox = await asyncio.to_thread(
-        start_embedded_sandbox, env.seed, today, bulk_fail_rate=env.bulk_fail_rate
+        start_embedded_sandbox, env.seed, today or env.today, bulk_fail_rate=env.bulk_fail_rate
     )
     from tui_app.sandbox.app import create_app
     from tui_app.sandbox.dialect import wrap

@@ -143,10 +143,15 @@ class RegistryClient:
             headers={"User-Agent": f"producer-tui/{__version__}"},
         )
 
-    def on_response(self, hook: Callable[[httpx.Response], Awaitable[None]]) -> None:
+    def on_response(
+        self, hook: Callable[[httpx.Response], Awaitable[None]]
+    ) -> Callable[[], None]:
         """Have ``hook`` called with every answer as it was received, before it is read
-        into a model (the shell's ``--format json`` prints the service's own words)."""
-        self._http.event_hooks["response"].append(hook)
+        into a model (the shell's ``--format json`` prints the service's own words).
+        Returns a function that removes the hook again (a watch check's, when it ends)."""
+        hooks = self._http.event_hooks["response"]
+        hooks.append(hook)
+        return lambda: hooks.remove(hook)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -43,7 +43,7 @@ from tui_app.contract.search import (
     TransactionTypeBlock,
 )
 from tui_app.sandbox.db import Database, to_json
-from tui_app.sandbox.synthetic import generate_docs
+from tui_app.sandbox.synthetic import DEMO_AGENT_NPN, DEMO_FIRM_NPN, as_of, generate_docs
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS registry_meta (
@@ -126,6 +126,9 @@ class Registry:
     def __init__(self, db: Database, clock: Callable[[], datetime] = _utc_now) -> None:
         self.db = db
         self.clock = clock
+        self.as_of: date | None = None
+        """The sandbox's date when it is later than the one the registry was seeded for:
+        records are then shown as they stand on that day (:func:`synthetic.as_of`)."""
 
     # --- seeding ----------------------------------------------------------------------
 
@@ -139,14 +142,19 @@ class Registry:
         """Fill the registry from :func:`generate_docs` unless it already holds that
         registry; different parameters replace it. Returns whether it seeded.
 
-        ``today`` anchors the licenses' dates. Left out, a registry keeps the date it was
-        first seeded on (the real date then): its data stays put across restarts and ages
-        as real licenses do, and a fresh sandbox always has soon-expiring licenses."""
+        ``today`` is the sandbox's date. A new registry's licenses are dated from it; left
+        out, that is the real date of the first seeding, and the data stays put across
+        restarts. A later ``today`` moves the sandbox's clock on without changing the data:
+        records are shown as they stand that day (licenses expire), so a watch sees
+        changes between two checks. An earlier one dates the registry from it again."""
+        self.as_of = None
         stored = self._seeded()
         if stored is not None:
             meta = json.loads(stored)
             same = (meta["seed"], meta["individuals"], meta["firms"]) == (seed, individuals, firms)
-            if same and (today is None or meta["today"] == str(today)):
+            seeded_for = date.fromisoformat(meta["today"])
+            if same and (today is None or today >= seeded_for):
+                self.as_of = today if today and today > seeded_for else None
                 return False
         today = today or date.today()
         wanted = to_json(
@@ -302,9 +310,43 @@ class Registry:
         row = self.db.query_one(_DOC_SQL[kind], (npn,))
         if row is None:
             return None
-        info = FullInfo.model_validate_json(row["doc"])
+        if self.as_of is None:
+            info = FullInfo.model_validate_json(row["doc"])
+        else:
+            info = FullInfo.model_validate(as_of(json.loads(row["doc"]), self.as_of))
         info.TransactionType = self._stamp("Entity Info", cost_center)
         return FullRecordResponse(NiprFullInfo=info)
+
+    def demo_roster(self) -> list[int]:
+        """NPNs a watch of which shows every kind of finding: the demo agent (a license
+        expiring within 60 days) and firm, the first individuals with an expired resident
+        license, with a regulatory action, and with a license expiring within 30 days under
+        an active appointment (a month later by the sandbox's date, that appointment has no
+        active license behind it, and the record has changed), and an NPN the registry
+        does not have."""
+        seeded = self._seeded()
+        if seeded is None:
+            return []
+        day = date.fromisoformat(json.loads(seeded)["today"])
+        tests = {
+            "expired resident": lambda lic, left: lic.get("Residency") == "R" and left < 0,
+            "regulatory action": lambda lic, left: bool(lic.get("RegulatoryActions")),
+            "expiring, appointed": lambda lic, left: 0 <= left <= 30 and any(
+                a["Status"] == "Active" for a in lic.get("Appointments", [])),
+        }
+        picked: dict[str, int] = {}
+        for row in self.db.query("SELECT npn, doc FROM registry_individuals ORDER BY npn"):
+            for lic in json.loads(row["doc"])["LicenseData"]["Licenses"]:
+                expires = datetime.strptime(lic["ExpirationDate"], "%m/%d/%Y").date()
+                for name, test in tests.items():
+                    if name not in picked and test(lic, (expires - day).days):
+                        picked[name] = row["npn"]
+            if len(picked) == len(tests):
+                break
+        absent = next(n for n in range(DEMO_FIRM_NPN + 1, DEMO_FIRM_NPN + 1000)
+                      if self.db.query_one(_DOC_SQL["agent"], (n,)) is None
+                      and self.db.query_one(_DOC_SQL["agency"], (n,)) is None)
+        return [DEMO_AGENT_NPN, DEMO_FIRM_NPN, *dict.fromkeys(picked.values()), absent]
 
     def _stamp(self, what: str, cost_center: str | None) -> TransactionTypeBlock:
         return TransactionTypeBlock(

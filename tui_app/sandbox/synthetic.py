@@ -680,6 +680,25 @@ def _demo_records(today: date) -> tuple[dict[str, Any], dict[str, Any]]:
     return agent, agency
 
 
+# --- the registry as days pass ---------------------------------------------------------
+
+
+def as_of(doc: dict[str, Any], day: date) -> dict[str, Any]:
+    """A record generated for an earlier date, as the registry shows it on ``day``: a
+    license past its expiration date is no longer active and its lines are inactive
+    ("License Expired"). Its appointments stay as they were: a state terminates them
+    later, and that gap is what a watch of the registry is there to catch."""
+    for lic in doc.get("LicenseData", {}).get("Licenses", []):
+        expires = datetime.strptime(lic["ExpirationDate"], "%m/%d/%Y").date()
+        if lic.get("Active") and expires < day:
+            lic["Active"] = False
+            for loa in lic.get("LinesOfAuthority", []):
+                if loa["Status"] == "Active":
+                    loa |= {"Status": "Inactive", "StatusReason": "License Expired",
+                            "StatusDate": mdy(expires)}
+    return doc
+
+
 # --- the generator -------------------------------------------------------------------
 
 

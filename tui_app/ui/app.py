@@ -33,6 +33,7 @@ AREAS = {
     "bulk": ("4", "Bulk"),
     "export": ("5", "Export"),
     "settings": ("6", "Settings"),
+    "watch": ("7", "Watch"),
 }
 HEALTH_EVERY = 15.0
 
@@ -73,6 +74,12 @@ def _settings_screen() -> Screen:
     return SettingsScreen()
 
 
+def _watch_screen() -> Screen:
+    from tui_app.ui.screens.watch import WatchScreen
+
+    return WatchScreen()
+
+
 class ProducerApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "producer-tui"
@@ -83,6 +90,7 @@ class ProducerApp(App[None]):
         "bulk": _bulk_screen,
         "export": _export_screen,
         "settings": _settings_screen,
+        "watch": _watch_screen,
     }
     DEFAULT_MODE = "search"
     BINDINGS = [
@@ -110,7 +118,7 @@ class ProducerApp(App[None]):
         self.env: Environment = config.environments[name]
         self.env_name = name
         self.fixed_today = today
-        self.today = today or date.today()
+        self.today = today or self.env.today or date.today()
         """The date licenses are judged against (fixed in tests and screenshots, where the
         embedded sandbox is seeded for the same date)."""
         self.connection: Connection | None = None

@@ -232,6 +232,29 @@ async def bulk(pilot: Pilot) -> None:
     pilot.app.clear_notifications()
     await settle(pilot)
 
+async def watch(pilot: Pilot) -> None:
+    """The sandbox's demo roster checked twice, a month apart by the sandbox's clock, so
+    the bars and the findings show what changed; the cursor on an appointment finding."""
+    from datetime import timedelta
+
+    await settle(pilot)
+    await pilot.press("7")
+    await settle(pilot)
+    await pilot.press("f7")
+    await settle(pilot)
+    await pilot.press("f5")
+    await settle(pilot)
+    later = SCENE_DAY + timedelta(days=30)
+    pilot.app.connection.sandbox.registry.as_of = later
+    pilot.app.today = later
+    await pilot.press("f5")
+    await settle(pilot)
+    await pilot.app.screen.findings.wait_loaded()
+    await pilot.press("down", "down", "down", "down", "down", "down")
+    pilot.app.clear_notifications()
+    await settle(pilot)
+
+
 SCENES: dict[str, Scene] = {
     "search-form": search_form,
     "search-errors": search_errors,
@@ -247,6 +270,7 @@ SCENES: dict[str, Scene] = {
     "profiles": profiles,
     "export": export,
     "bulk": bulk,
+    "watch": watch,
 }
 
 

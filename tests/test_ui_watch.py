@@ -1,0 +1,143 @@
+"""The Watch area (key 7) with Pilot: add NPNs, check, open a finding at its tab and file
+an order from there; bad input named; 100,000 findings a page at a time; the palette."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from textual.widgets import Input, Static, TabbedContent
+from ui_support import SIZE, settle
+
+from tui_app.ui.screens.record import RecordScreen
+from tui_app.ui.screens.watch import WatchScreen
+from tui_app.watch.roster import Entry
+from tui_app.watch.store import WatchStore, store_path
+
+
+def text(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+def notes(app) -> str:
+    return "\n".join(str(n.message) for n in app._notifications)
+
+
+async def open_watch(app, pilot) -> WatchScreen:
+    await settle(app, pilot)
+    await pilot.press("7")
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, WatchScreen)
+    await screen.findings.wait_loaded()
+    return screen
+
+
+async def add(app, pilot, screen: WatchScreen, value: str) -> None:
+    await pilot.press("f2")
+    screen.query_one("#watch-add", Input).value = value
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+async def test_add_check_and_open_a_finding_at_its_tab_then_file_an_order(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        assert "No check yet" in text(screen, "#watch-history")
+        await add(app, pilot, screen, "19000001, 19000002")
+        assert "Roster of sandbox: 2 producers" in text(screen, "#watch-roster")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await screen.findings.wait_loaded()
+        table = screen.findings.table
+        assert table.row_count == 1
+        assert [str(c) for c in table.get_row_at(0)] == [
+            "MEDIUM", "License expiring", "19000001", "Avery Sample", "TX",
+            "TX license 2190001 expires in 45 days, on 2027-01-05."]
+        assert "Check 1 (done)" in text(screen, "#watch-roster")
+        assert "License expiring" in text(screen, "#watch-history")
+        table.focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        record = app.screen
+        assert isinstance(record, RecordScreen) and record.npn == 19000001
+        assert record.query_one("#record-tabs", TabbedContent).active == "licenses"
+        await pilot.press("a")  # appoint: the order form, prefilled from the record
+        await settle(app, pilot)
+        assert app.current_mode == "orders"
+
+
+async def test_bad_npns_are_named_and_nothing_is_added(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        await add(app, pilot, screen, "19000001 12x")
+        assert "NPN 12x: 12x is not an NPN" in notes(app)
+        assert screen.query_one("#watch-add", Input).has_class("-invalid")
+        assert "Roster of sandbox: 0 producers" in text(screen, "#watch-roster")
+        await pilot.press("escape", "f5")
+        await settle(app, pilot)
+        assert "The roster is empty" in notes(app)
+
+
+async def test_x_stops_watching_the_selected_producer(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        await add(app, pilot, screen, "19000001 19000002")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await screen.findings.wait_loaded()
+        screen.findings.table.focus()
+        await pilot.press("x")
+        await settle(app, pilot)
+        assert "NPN 19000001 is no longer watched" in notes(app)
+        assert "Roster of sandbox: 1 producer\n" in text(screen, "#watch-roster")
+
+
+def fill_findings(n: int) -> None:
+    """A check of ``n`` findings, written straight into the store."""
+    with WatchStore() as store:
+        store.add("sandbox", [Entry(1000000 + i) for i in range(10)])
+        check = store.start_check("sandbox", "2026-11-21", 60)
+        store.set_state(check.id, "DONE")
+    with sqlite3.connect(store_path()) as conn:
+        conn.executemany(
+            "INSERT INTO findings (check_id, rank, kind, severity, npn, name, state, license,"
+            " text, tab, record_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((check.id, 4 if i % 2 else 0, "expiring" if i % 2 else "expired",
+              "medium" if i % 2 else "high", 2000000 + n - i, f"P {i}", "CA", f"L{i}",
+              f"finding {i}", "licenses", "agent") for i in range(n)))
+
+
+async def test_a_hundred_thousand_findings_are_shown_a_page_at_a_time(ui_app):
+    fill_findings(100_000)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        table, paged = screen.findings.table, screen.findings
+        assert table.row_count == 100
+        assert "page 1 of 1000" in text(screen, "#watch-findings .paged-info")
+        assert "of 100,000" in text(screen, "#watch-findings .paged-info")
+        await pilot.press("n")
+        await paged.wait_loaded()
+        assert "rows 101–200" in text(screen, "#watch-findings .paged-info")
+        await pilot.press(*"kkkkk")  # the fifth kind: License expiring only
+        await settle(app, pilot)
+        await paged.wait_loaded()
+        assert "of 50,000" in text(screen, "#watch-findings .paged-info")
+        assert {str(table.get_row_at(i)[1]) for i in range(table.row_count)} == {
+            "License expiring"}
+        await pilot.press(*"kkko")  # all kinds again; by NPN
+        await settle(app, pilot)
+        await paged.wait_loaded()
+        assert [str(table.get_row_at(i)[2]) for i in range(2)] == ["2000001", "2000002"]
+
+
+async def test_the_area_and_its_actions_are_in_the_palette(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        titles = [c.title for c in app.get_system_commands(screen)]
+        assert "Go to Watch" in titles
+        assert {"Watch: check now", "Watch: add NPNs", "Watch: stop the check"} <= set(titles)

@@ -1,0 +1,335 @@
+"""Watch (area 7): the roster of producers checked against the registry, the check's
+progress, what the last checks found (bars by kind), and the findings of the last check in
+a table that holds one page at a time (100,000 findings stay responsive). Enter opens the
+producer's full record at the tab the finding is about; ``a``/``t`` there file an order.
+
+Every SQLite call goes through the watch store's own thread (:class:`WatchDb`); the check
+runs in an exclusive worker on the app's client, its progress redrawn at most 5 times a
+second."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Input, ProgressBar, Static, TabbedContent
+
+from tui_app.client.errors import ClientError
+from tui_app.ui.screens.base import AreaScreen
+from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
+from tui_app.ui.widgets.watch_history import WatchHistory
+from tui_app.watch.check import CheckSettings, Progress, run_check
+from tui_app.watch.findings import KINDS, SEVERITIES
+from tui_app.watch.roster import RosterError, parse_npns, read_file
+from tui_app.watch.store import SORTS, StoreError, WatchDb, WatchStore
+
+PAGE_SIZE = 100
+HISTORY = 8
+"""Checks the bars show."""
+REDRAW_EVERY = 0.2
+TEXT_WIDTH = 90
+COLUMNS = [("severity", "Severity"), ("kind", "Finding"), ("npn", "NPN"), ("name", "Name"),
+           ("state", "State"), ("text", "What")]  # the license number is in the text
+KIND_FILTERS = (None, *KINDS)
+SEVERITY_FILTERS = (None, *SEVERITIES)
+SORT_ORDERS = tuple(s for s in SORTS if s != "severity")
+
+
+class WatchScreen(AreaScreen):
+    AREA = "Watch"
+    AUTO_FOCUS = "#watch-findings DataTable"  # the keys n p k s o work at once; F2 adds
+    DEFAULT_CSS = """
+    #watch-head { height: auto; }
+    #watch-left { width: 1fr; height: auto; padding: 0 1; }
+    #watch-roster { height: auto; }
+    #watch-progress-line, #watch-filters { height: 1; }
+    #watch-add { margin: 0 0; }
+    #watch-progress { width: auto; margin-right: 2; }
+    #watch-history { width: auto; height: auto; padding: 0 1; border-left: vkey $panel; }
+    #watch-filters { padding: 0 1; color: $text-muted; }
+    #watch-detail { height: auto; max-height: 3; padding: 0 1; border-top: hkey $panel; }
+    """
+    BINDINGS = [
+        Binding("f2", "focus_add", "Add NPNs", id="watch.add"),
+        Binding("f5", "check", "Check now", id="watch.check"),
+        Binding("f6", "stop", "Stop check", id="watch.stop"),
+        Binding("f7", "demo", "Demo roster", id="watch.demo"),
+        Binding("k", "cycle('kind')", "Kind filter", id="watch.kind"),
+        Binding("s", "cycle('severity')", "Severity filter", id="watch.severity"),
+        Binding("o", "cycle('sort')", "Sort", id="watch.sort"),
+        Binding("x", "unwatch", "Stop watching", id="watch.remove", show=False),
+        Binding("n", "page(1)", "Next page", id="watch.next_page", show=False),
+        Binding("p", "page(-1)", "Prev page", id="watch.prev_page", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.db = WatchDb()
+        self.check_id: int | None = None
+        """The check whose findings the table shows (the environment's last one)."""
+        self.kind: str | None = None
+        self.severity: str | None = None
+        self.sort = "kind"
+        self.progress: Progress | None = None
+        self._drawn: Progress | None = None
+        self._stop: asyncio.Event | None = None
+        self._shown: dict[int, dict] = {}
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="watch-head"):
+            with Vertical(id="watch-left"):
+                yield Static("", id="watch-roster")
+                yield Input(placeholder="NPNs, or a CSV/NDJSON file or exports' folder; Enter",
+                            id="watch-add")
+                with Horizontal(id="watch-progress-line"):
+                    yield ProgressBar(total=1, show_eta=False, id="watch-progress")
+                    yield Static("", id="watch-status")
+            yield WatchHistory("", id="watch-history")
+        yield Static("", id="watch-filters")
+        yield PagedTable(COLUMNS, page_size=PAGE_SIZE, id="watch-findings")
+        yield Static("", id="watch-detail")
+
+    def on_mount(self) -> None:
+        self.set_interval(REDRAW_EVERY, self._draw_progress)
+        self.watch(self.app, "env_name", lambda _: self.reload(), init=False)
+        self._show_filters()
+        self.reload()
+
+    async def on_unmount(self) -> None:
+        await self.db.aclose()
+
+    @property
+    def findings(self) -> PagedTable:
+        return self.query_one("#watch-findings", PagedTable)
+
+    # --- reading the store ---
+
+    @work(exclusive=True, group="watch-reload")
+    async def reload(self) -> None:
+        """The roster's size, the last checks and the last check's findings."""
+        env = self.app.env_name
+        try:
+            size = await self.db.call(WatchStore.roster_size, env)
+            checks = await self.db.call(WatchStore.checks, env, HISTORY)
+            counts = await self.db.call(WatchStore.kind_counts, [c.id for c in checks])
+        except StoreError as exc:
+            self.notify(str(exc), title="Watch", severity="error")
+            return
+        last = checks[0] if checks else None
+        said = f"Roster of {env}: {size:,} producer{'s' * (size != 1)}"
+        if last is not None:
+            found = sum(counts[last.id].values())
+            said += (f"\nCheck {last.id} ({last.state.lower()}) as of {last.today}: "
+                     f"{last.read:,} read, {found:,} finding{'s' * (found != 1)}")
+        self.query_one("#watch-roster", Static).update(said)
+        self.query_one(WatchHistory).show([c.id for c in reversed(checks)], counts)
+        if last is not None and self.progress is None:
+            bar = self.query_one("#watch-progress", ProgressBar)
+            bar.update(total=max(last.total, 1), progress=last.read + last.failed)
+            self.query_one("#watch-status", Static).update(
+                f"{last.message}: F5 carries on" if last.state != "DONE" and last.message
+                else "F5 checks again")
+        self.check_id = last.id if last else None
+        self._show_findings()
+
+    def _show_findings(self) -> None:
+        if self.check_id is None:
+            self.findings.show(Source(lambda after, limit: [], empty="No check yet: F5 "
+                                      "checks every producer on the roster."))
+            return
+        check, kinds = self.check_id, [self.kind] if self.kind else None
+        severities = [self.severity] if self.severity else None
+        sort, db, shown = self.sort, self.db, {}
+        self._shown = shown
+
+        def fetch(after: int, limit: int) -> list[Row]:  # on the table's worker thread
+            rows = db.run_sync(WatchStore.findings, check, kinds=kinds, severities=severities,
+                               sort=sort, limit=limit, offset=after)
+            out = []
+            for i, row in enumerate(rows, after + 1):
+                shown[i] = row
+                text = row["text"] if len(row["text"]) <= TEXT_WIDTH else (
+                    row["text"][:TEXT_WIDTH - 1] + "…")
+                out.append((i, (row["severity"].upper(), KINDS[row["kind"]][1], str(row["npn"]),
+                                row["name"], row["state"], text)))
+            return out
+
+        def count() -> int:
+            return db.run_sync(WatchStore.count_findings, check, kinds=kinds,
+                               severities=severities)
+
+        self.findings.show(Source(fetch, count, empty="No findings: nothing needs attention.",
+                                  label="findings"))
+
+    def _show_filters(self) -> None:
+        kind = KINDS[self.kind][1] if self.kind else "all"
+        self.query_one("#watch-filters", Static).update(
+            f"k kind: {kind}  ·  s severity: {self.severity or 'all'}  ·  o sort: {self.sort}"
+            "  ·  Enter opens the record  ·  x unwatch  ·  n/p pages")
+
+    def commands(self) -> Iterator[SystemCommand]:
+        yield SystemCommand("Watch: add NPNs", "Typed, pasted or from a file (F2)",
+                            self.action_focus_add)
+        yield SystemCommand("Watch: check now", "Read every record on the roster (F5)",
+                            self.action_check)
+        yield SystemCommand("Watch: stop the check", "It carries on at the next F5 (F6)",
+                            self.action_stop)
+        yield SystemCommand("Watch: add the demo roster", "The embedded sandbox's (F7)",
+                            self.action_demo)
+        for what, key in (("kind", "k"), ("severity", "s"), ("sort", "o")):
+            yield SystemCommand(f"Watch: next {what}", f"Filter or sort the findings ({key})",
+                                lambda what=what: self.action_cycle(what))
+
+    # --- actions ---
+
+    def action_focus_add(self) -> None:
+        self.query_one("#watch-add", Input).focus()
+
+    def action_cycle(self, what: str) -> None:
+        if what == "kind":
+            self.kind = _next(KIND_FILTERS, self.kind)
+        elif what == "severity":
+            self.severity = _next(SEVERITY_FILTERS, self.severity)
+        else:
+            self.sort = _next(SORT_ORDERS, self.sort)
+        self._show_filters()
+        self._show_findings()
+
+    def action_page(self, step: int) -> None:
+        moved = self.findings.next_page() if step > 0 else self.findings.previous_page()
+        if moved:
+            self.findings.table.focus()
+
+    @on(Input.Submitted, "#watch-add")
+    def _add(self, event: Input.Submitted) -> None:
+        self.add_entries(event.value)
+
+    @work(exclusive=True, group="watch-add")
+    async def add_entries(self, text: str) -> None:
+        field = self.query_one("#watch-add", Input)
+        path = Path(text.strip()).expanduser()
+        try:
+            if text.strip() and await asyncio.to_thread(path.exists):
+                entries = await asyncio.to_thread(read_file, path)
+            else:
+                entries = parse_npns([text])
+            added = await self.db.call(WatchStore.add, self.app.env_name, entries)
+        except (RosterError, StoreError) as exc:
+            problems = exc.problems if isinstance(exc, RosterError) else [str(exc)]
+            field.add_class("-invalid")
+            self.notify("\n".join(problems[:5]), title="Not added", severity="error")
+            return
+        field.remove_class("-invalid")
+        field.value = ""
+        self.notify(f"{added} added, {len(entries) - added} already watched", title="Roster")
+        self.reload()
+
+    @work(exclusive=True, group="watch-add")
+    async def action_unwatch(self) -> None:
+        """Take the selected finding's producer off the roster (its findings stay)."""
+        table = self.findings.table
+        if not table.row_count:
+            return
+        row = self._finding(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        if row is None:
+            return
+        await self.db.call(WatchStore.remove, self.app.env_name, [row["npn"]])
+        self.notify(f"NPN {row['npn']} is no longer watched", title="Roster")
+        self.reload()
+
+    @work(exclusive=True, group="watch-demo")
+    async def action_demo(self) -> None:
+        connection = getattr(self.app, "connection", None)
+        if connection is None or connection.sandbox is None:
+            self.notify("The demo roster is the embedded sandbox's.", title="Roster",
+                        severity="warning")
+            return
+        npns = await asyncio.to_thread(connection.sandbox.registry.demo_roster)
+        self.add_entries(" ".join(map(str, npns)))
+
+    def action_check(self) -> None:
+        if self._stop is not None:
+            self.notify("A check is running (F6 stops it).", title="Watch")
+            return
+        self.check_now()
+
+    def action_stop(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+
+    @work(exclusive=True, group="watch-check")
+    async def check_now(self) -> None:
+        env = self.app.env
+        stop = self._stop = asyncio.Event()
+        try:
+            if await self.db.call(WatchStore.roster_size, self.app.env_name) == 0:
+                self.notify("The roster is empty: add NPNs first (F2).", title="Watch",
+                            severity="warning")
+                return
+            client = await self.app.client()
+            settings = CheckSettings(days=env.watch_days, rate=env.watch_rate)
+            outcome = await run_check(self.db, client, self.app.env_name, today=self.app.today,
+                                      settings=settings, on_progress=self._on_progress,
+                                      stop=stop)
+        except (ClientError, StoreError) as exc:
+            self.notify(str(exc), title="Check", severity="error")
+            return
+        finally:
+            self._stop = None
+        check = outcome.check
+        if outcome.unreachable:
+            self.notify(f"{outcome.unreachable}. F5 carries on later.", title="Check stopped",
+                        severity="error")
+        else:
+            self.notify(f"{check.read:,} of {check.total:,} read, {outcome.findings:,} "
+                        f"finding{'s' * (outcome.findings != 1)}", title=f"Check {check.id}")
+        self.progress = None
+        self.reload()
+
+    def _on_progress(self, progress: Progress) -> None:
+        self.progress = progress  # drawn by the timer: at most 5 times a second
+
+    def _draw_progress(self) -> None:
+        p = self.progress
+        if p is None or p is self._drawn:
+            return
+        self._drawn = p
+        self.query_one("#watch-progress", ProgressBar).update(total=max(p.total, 1),
+                                                               progress=p.read + p.failed)
+        self.query_one("#watch-status", Static).update(
+            f"Checking: {p.read + p.failed:,} of {p.total:,} read · {p.findings:,} findings · "
+            f"{p.per_second:,.0f}/s  (F6 stops)")
+
+    # --- opening a finding ---
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        row = self._finding(event.row_key.value)
+        if row is not None:
+            self.query_one("#watch-detail", Static).update(row["text"])
+
+    @on(DataTable.RowSelected)
+    async def _selected(self, event: DataTable.RowSelected) -> None:
+        row = self._finding(event.row_key.value)
+        if row is None:
+            return
+        if row["record_kind"] is None:
+            self.notify(row["text"], title=f"NPN {row['npn']}", severity="warning")
+            return
+        from tui_app.ui.screens.record import RecordScreen
+
+        record = RecordScreen(row["record_kind"], row["npn"])
+        await self.app.push_screen(record)
+        record.query_one("#record-tabs", TabbedContent).active = row["tab"]
+
+    def _finding(self, key: str | None) -> dict | None:
+        return self._shown.get(int(key)) if key else None
+
+
+def _next(options: tuple, current):
+    return options[(options.index(current) + 1) % len(options)]
