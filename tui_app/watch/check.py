@@ -112,6 +112,18 @@ def _settle(store: WatchStore, check: Check, entry: RosterEntry, kind: str | Non
     return len(found)
 
 
+
+@dataclass
+class _Tally:
+    """What one run of a check has counted so far."""
+
+    read: int
+    failed: int
+    findings: int
+    transient: int = 0
+    unreachable: str | None = None
+
+
 async def _read(client: RegistryClient, entry: RosterEntry):
     """(kind, record or None when the registry has no such NPN). An NPN of unknown kind is
     tried as an individual, then as a firm."""
@@ -164,8 +176,7 @@ async def run_check(
         queue.put_nowait(entry)
     pacer = pacer or Pacer(settings.rate)
     stop = stop or asyncio.Event()
-    state = {"read": check.read, "failed": check.failed, "findings": found,
-             "unreachable": None, "transient": 0}
+    state = _Tally(check.read, check.failed, found)
     started = time.monotonic()
     done_here = 0
 
@@ -176,8 +187,8 @@ async def run_check(
     def report() -> None:
         if on_progress is not None:
             elapsed = max(time.monotonic() - started, 1e-6)
-            on_progress(Progress(check.id, check.total, state["read"], state["failed"],
-                                 state["findings"], done_here / elapsed))
+            on_progress(Progress(check.id, check.total, state.read, state.failed,
+                                 state.findings, done_here / elapsed))
 
     async def work() -> None:
         nonlocal done_here
@@ -195,7 +206,7 @@ async def run_check(
                 if info is not None and entry.profile_key:
                     profile = await _profile(client, kind, entry.profile_key)
             except (Unavailable, AuthError) as exc:
-                state["unreachable"] = exc.message
+                state.unreachable = exc.message
                 stop.set()
                 return
             except Rejected as exc:
@@ -203,18 +214,18 @@ async def run_check(
                     queue.put_nowait(entry)
                     continue
                 await db.call(WatchStore.record_failed, check.id, entry.npn, exc.message)
-                state["failed"] += 1
+                state.failed += 1
             except BadResponse as exc:
                 await db.call(WatchStore.record_failed, check.id, entry.npn, exc.message)
-                state["failed"] += 1
+                state.failed += 1
             except ClientError:  # a 5xx after the client's retries: left for the next run
-                state["transient"] += 1
+                state.transient += 1
             else:
-                # Awaited first: ``state[...] += await ...`` would read the count before
+                # Awaited first: ``state.x += await ...`` would read the count before
                 # the await and lose the other workers' additions.
                 found_here = await db.call(_settle, check, entry, kind, info, profile, judged_by)
-                state["findings"] += found_here
-                state["read"] += 1
+                state.findings += found_here
+                state.read += 1
                 done_here += 1
             report()
 
@@ -228,11 +239,11 @@ async def run_check(
         if left.pending == 0:
             await db.call(WatchStore.set_state, check.id, DONE)
         else:
-            why = (state["unreachable"] and f"the service could not be reached: "
-                   f"{state['unreachable']}") or (
-                f"{state['transient']} records could not be read now" if state["transient"]
+            why = (state.unreachable and f"the service could not be reached: "
+                   f"{state.unreachable}") or (
+                f"{state.transient} records could not be read now" if state.transient
                 else "stopped")
             await db.call(WatchStore.set_state, check.id, STOPPED, why)
     report()
-    return Outcome(await db.call(WatchStore.check, check.id), state["findings"],
-                   state["unreachable"])
+    return Outcome(await db.call(WatchStore.check, check.id), state.findings,
+                   state.unreachable)

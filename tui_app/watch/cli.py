@@ -85,6 +85,7 @@ async def _demo(env: Environment) -> list[int]:
     from tui_app.client.factory import connect
 
     connection = await connect(env)
+    assert connection.sandbox is not None  # an embedded environment has one
     try:
         return await asyncio.to_thread(connection.sandbox.registry.demo_roster)
     finally:

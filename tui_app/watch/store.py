@@ -236,15 +236,18 @@ class WatchStore:
             cur = conn.execute(
                 "INSERT INTO checks (env, state, today, days, total, started_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)", (env, RUNNING, today, days, total, _now()))
-            check_id = cur.lastrowid
+            check_id: int = cur.lastrowid  # type: ignore[assignment]  # an INSERT's is never None
             conn.execute("INSERT INTO check_items SELECT ?, npn, ?, NULL FROM roster WHERE env = ?",
                          (check_id, PENDING, env))
         return self.check(check_id)
 
     def check(self, check_id: int) -> Check:
         row = self._query("SELECT * FROM checks WHERE id = ?", (check_id,))[0]
-        counts = dict(self._query("SELECT state, count(*) FROM check_items WHERE check_id = ?"
-                                  " GROUP BY state", (check_id,)))
+        counts: dict[str, int] = {
+            state: n for state, n in self._query(
+                "SELECT state, count(*) FROM check_items WHERE check_id = ? GROUP BY state",
+                (check_id,))
+        }
         return Check(row["id"], row["env"], row["state"], row["today"], row["days"],
                      row["total"], counts.get(READ, 0), counts.get(FAILED, 0), row["message"],
                      row["started_at"], row["finished_at"])
@@ -314,7 +317,7 @@ class WatchStore:
 
     def _where(self, check_id: int, kinds: Sequence[str] | None,
                severities: Sequence[str] | None) -> tuple[str, list[Any]]:
-        sql, params = "check_id = ?", [check_id]
+        sql, params = "check_id = ?", list[Any]([check_id])
         if kinds:
             sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
             params += list(kinds)
