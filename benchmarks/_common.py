@@ -6,11 +6,13 @@ repository root, e.g. ``.venv/bin/python benchmarks/bench_sandbox.py``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import platform
 import sqlite3
 import subprocess
+import time
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
@@ -128,3 +130,46 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 def write_json(path: Path, results: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+class KeyTimer:
+    """Times keys from their arrival at the app to the frame that shows their effect: the
+    key goes to the app's driver as a terminal's would, the time stops when ``table``'s
+    cursor has moved and the next frame is drawn. (Pilot's ``press`` waits for the whole
+    app to go idle, which a busy app seldom is, so it cannot time one key.)"""
+
+    def __init__(self, app, table) -> None:
+        self.app, self.table = app, table
+        self.frame = 0.0
+        display = app._display
+
+        def timed_display(screen, renderable) -> None:
+            if renderable is not None:
+                self.frame = time.perf_counter()
+            display(screen, renderable)
+
+        app._display = timed_display
+
+    async def press(self, key: str) -> float:
+        from textual import events
+
+        row = self.table.cursor_row
+        start = time.perf_counter()
+        event = events.Key(key, None)
+        event.set_sender(self.app)
+        self.app._driver.send_message(event)
+        while self.table.cursor_row == row:
+            await asyncio.sleep(0.0005)
+        handled = time.perf_counter()
+        while self.frame < handled:
+            await asyncio.sleep(0.0005)
+        return self.frame - start
+
+    async def times(self, keys: int, every: float, running=lambda: True) -> list[float]:
+        out = []
+        for n in range(keys):
+            if not running():
+                break
+            out.append(await self.press("down" if n % 2 == 0 else "up"))
+            await asyncio.sleep(every)
+        return out

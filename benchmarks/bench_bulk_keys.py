@@ -1,10 +1,11 @@
 """Key latency in the Bulk area while a bulk job runs, and the job's speed from the TUI.
 
 The app runs headless (Textual's Pilot, as the tests drive it) on the embedded sandbox in a
-fresh data folder. It submits ``--records`` synthetic agent records from the Bulk area
+fresh data folder, with two small jobs recorded beforehand (rows for the cursor to move to). It submits ``--records`` synthetic agent records from the Bulk area
 (F5): the job runs in its detached worker, as it does for users. While it runs, the
 script presses Down and Up in the jobs table, one key every ``--every`` seconds, and
-times each from the press until the app has handled it and drawn. The same keys are
+times each from its arrival until the cursor has moved and the next frame is drawn
+(``_common.KeyTimer``). The same keys are
 timed first with no job running (idle), so the two can be compared. At the end: the
 job's records/s, seen from the TUI.
 
@@ -23,49 +24,50 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import describe_machine, latency_summary, machine_facts, table, write_json
+from _common import KeyTimer, describe_machine, latency_summary, machine_facts, table, write_json
 from bench_bulk import write_records
-
-
-async def press_times(pilot, keys: int, every: float, running=lambda: True) -> list[float]:
-    times = []
-    for n in range(keys):
-        if not running():
-            break
-        start = time.perf_counter()
-        await pilot.press("down" if n % 2 == 0 else "up")
-        times.append(time.perf_counter() - start)
-        await asyncio.sleep(every)
-    return times
 
 
 async def measure(records: int, every: float, folder: Path) -> dict[str, Any]:
     from tui_app.bulk.journal import DONE, Journal
+    from tui_app.bulk.pipeline import create_job
     from tui_app.config import load_config
     from tui_app.ui.app import ProducerApp
     from tui_app.ui.screens.bulk import BulkScreen
 
-    data = folder / "records.ndjson"
+    data, small = folder / "records.ndjson", folder / "small.ndjson"
     write_records(data, records)
-    app = ProducerApp(load_config())
+    write_records(small, 1)
+    config = load_config()
+    with Journal() as journal:  # two more rows in the jobs table, for the cursor to move
+        for _ in range(2):
+            journal.set_state(create_job(journal, small, config.active_env()[0]).id, DONE)
+    app = ProducerApp(config)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.client()  # the embedded sandbox is up (seeded on first use)
         await pilot.press("4")
         await pilot.pause()
-        assert isinstance(app.screen, BulkScreen)
-        idle = await press_times(pilot, 100, every)
-        app.screen.query_one("#bulk-path").value = str(data)
+        screen = app.screen
+        assert isinstance(screen, BulkScreen)
+        table = screen.query_one("#bulk-jobs")
+        while table.row_count < 2:
+            await asyncio.sleep(0.05)
+        table.focus()
+        keys = KeyTimer(app, table)
+        idle = await keys.times(100, every)
+        screen.query_one("#bulk-path").value = str(data)
         submitted = time.perf_counter()
         await pilot.press("f5")
         journal = Journal()
-        while not journal.jobs():
+        while len(journal.jobs()) < 3:
             await asyncio.sleep(0.05)
-        [job] = journal.jobs()
+        [job] = [j for j in journal.jobs() if j.path == data]
 
         def running() -> bool:
             return journal.job(job.id).state != DONE
 
-        busy = await press_times(pilot, 10**9, every, running)
+        table.focus()
+        busy = await keys.times(10**9, every, running)
         while running():
             await asyncio.sleep(0.2)
         took = time.perf_counter() - submitted
@@ -89,11 +91,15 @@ def main() -> int:
     rows = [(name, s["n"], s["p50_ms"], s["p95_ms"], s["p99_ms"], s["max_ms"])
             for name, s in (("idle", found["idle"]), ("while the job runs", found["busy"]))]  # fmt: skip
     print(describe_machine(facts))
-    print(f"\nBulk area, Down/Up every {args.every * 1000:.0f} ms; a job of "
-          f"{args.records:,} records submitted with F5 (detached worker)")
+    print(
+        f"\nBulk area, Down/Up every {args.every * 1000:.0f} ms; a job of "
+        f"{args.records:,} records submitted with F5 (detached worker)"
+    )
     print(table(("keys", "presses", "p50 ms", "p95 ms", "p99 ms", "max ms"), rows))
-    print(f"job: {found['completed']:,} completed in {found['job_s']:.1f} s "
-          f"({found['rec_per_s']:,.0f} records/s, from F5 to DONE as the TUI sees it)")
+    print(
+        f"job: {found['completed']:,} completed in {found['job_s']:.1f} s "
+        f"({found['rec_per_s']:,.0f} records/s, from F5 to DONE as the TUI sees it)"
+    )
     if args.json:
         write_json(args.json, {"machine": facts, "settings": vars(args) | {"json": None},
                                **found})  # fmt: skip

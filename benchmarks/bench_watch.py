@@ -30,18 +30,29 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import describe_machine, latency_summary, machine_facts, served, table, write_json
+from _common import (
+    KeyTimer,
+    describe_machine,
+    latency_summary,
+    machine_facts,
+    served,
+    table,
+    write_json,
+)
 
 
 def write_config(path: Path, url: str) -> None:
-    path.write_text(f'active = "served"\n[environments.served]\nbase_url = "{url}"\n'
-                    "watch_rate = 0\n", encoding="utf-8")
+    path.write_text(
+        f'active = "served"\n[environments.served]\nbase_url = "{url}"\nwatch_rate = 0\n',
+        encoding="utf-8",
+    )
 
 
 def roster(db: Path, producers: int) -> list[int]:
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT npn FROM registry_individuals ORDER BY npn LIMIT ?",
-                            (producers,)).fetchall()
+        rows = conn.execute(
+            "SELECT npn FROM registry_individuals ORDER BY npn LIMIT ?", (producers,)
+        ).fetchall()
     return [npn for (npn,) in rows]
 
 
@@ -49,52 +60,30 @@ def cli_check(concurrency: int) -> dict[str, Any]:
     """``producer-tui watch check`` in a child process: wall time, exit code, peak RSS."""
     start = time.perf_counter()
     process = subprocess.run(
-        [sys.executable, "-m", "tui_app", "watch", "check", "--rate", "0", "--format", "json",
-         "--concurrency", str(concurrency)], capture_output=True, text=True)
+        [
+            sys.executable,
+            "-m",
+            "tui_app",
+            "watch",
+            "check",
+            "--rate",
+            "0",
+            "--format",
+            "json",
+            "--concurrency",
+            str(concurrency),
+        ],
+        capture_output=True,
+        text=True,
+    )
     took = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return {"exit": process.returncode, "seconds": took, "peak_rss_mib": peak_kib / 1024,
-            "summary": process.stderr.strip().splitlines()[-1:]}
-
-
-class KeyTimer:
-    """Times keys from their arrival at the app to the frame that shows their effect."""
-
-    def __init__(self, app, table) -> None:
-        self.app, self.table = app, table
-        self.frame = 0.0
-        display = app._display
-
-        def timed_display(screen, renderable) -> None:
-            if renderable is not None:
-                self.frame = time.perf_counter()
-            display(screen, renderable)
-
-        app._display = timed_display
-
-    async def press(self, key: str) -> float:
-        from textual import events
-
-        row = self.table.cursor_row
-        start = time.perf_counter()
-        event = events.Key(key, None)
-        event.set_sender(self.app)
-        self.app._driver.send_message(event)
-        while self.table.cursor_row == row:
-            await asyncio.sleep(0.0005)
-        handled = time.perf_counter()
-        while self.frame < handled:
-            await asyncio.sleep(0.0005)
-        return self.frame - start
-
-    async def times(self, keys: int, every: float, running=lambda: True) -> list[float]:
-        out = []
-        for n in range(keys):
-            if not running():
-                break
-            out.append(await self.press("down" if n % 2 == 0 else "up"))
-            await asyncio.sleep(every)
-        return out
+    return {
+        "exit": process.returncode,
+        "seconds": took,
+        "peak_rss_mib": peak_kib / 1024,
+        "summary": process.stderr.strip().splitlines()[-1:],
+    }
 
 
 async def tui_check(every: float) -> dict[str, Any]:
@@ -127,8 +116,12 @@ async def tui_check(every: float) -> dict[str, Any]:
         took = time.perf_counter() - started
         await app.workers.wait_for_complete()
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"idle": latency_summary(idle), "busy": latency_summary(busy), "seconds": took,
-            "peak_rss_mib": peak_kib / 1024}
+    return {
+        "idle": latency_summary(idle),
+        "busy": latency_summary(busy),
+        "seconds": took,
+        "peak_rss_mib": peak_kib / 1024,
+    }
 
 
 def main() -> int:
@@ -158,21 +151,51 @@ def main() -> int:
             cli = cli_check(args.concurrency)
             tui = asyncio.run(tui_check(args.every))
     print(describe_machine(facts))
-    print(f"\nA check of {len(npns):,} producers (full record each) against the served "
-          f"sandbox, {args.concurrency} in flight, no pacing")
-    print(table(("run", "seconds", "records/s", "peak RSS MiB"), [
-        ("producer-tui watch check", cli["seconds"], len(npns) / cli["seconds"],
-         cli["peak_rss_mib"]),
-        ("TUI, Watch area (F5)", tui["seconds"], len(npns) / tui["seconds"],
-         tui["peak_rss_mib"])]))
+    print(
+        f"\nA check of {len(npns):,} producers (full record each) against the served "
+        f"sandbox, {args.concurrency} in flight, no pacing"
+    )
+    print(
+        table(
+            ("run", "seconds", "records/s", "peak RSS MiB"),
+            [
+                (
+                    "producer-tui watch check",
+                    cli["seconds"],
+                    len(npns) / cli["seconds"],
+                    cli["peak_rss_mib"],
+                ),
+                (
+                    "TUI, Watch area (F5)",
+                    tui["seconds"],
+                    len(npns) / tui["seconds"],
+                    tui["peak_rss_mib"],
+                ),
+            ],
+        )
+    )
     print(f"CLI: exit {cli['exit']}; {' '.join(cli['summary'])}")
     print(f"\nWatch area, Down/Up every {args.every * 1000:.0f} ms")
-    print(table(("keys", "presses", "p50 ms", "p95 ms", "p99 ms", "max ms"), [
-        (name, s["n"], s["p50_ms"], s["p95_ms"], s["p99_ms"], s["max_ms"])
-        for name, s in (("idle", tui["idle"]), ("while the check runs", tui["busy"]))]))
+    print(
+        table(
+            ("keys", "presses", "p50 ms", "p95 ms", "p99 ms", "max ms"),
+            [
+                (name, s["n"], s["p50_ms"], s["p95_ms"], s["p99_ms"], s["max_ms"])
+                for name, s in (("idle", tui["idle"]), ("while the check runs", tui["busy"]))
+            ],
+        )
+    )
     if args.json:
-        write_json(args.json, {"machine": facts, "settings": vars(args) | {"json": None},
-                               "producers": len(npns), "cli": cli, "tui": tui})
+        write_json(
+            args.json,
+            {
+                "machine": facts,
+                "settings": vars(args) | {"json": None},
+                "producers": len(npns),
+                "cli": cli,
+                "tui": tui,
+            },
+        )
     return 0 if cli["exit"] in (0, 1) else 1
 
 
