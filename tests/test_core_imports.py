@@ -36,6 +36,7 @@ CORE = [
     "tui_app.bulk.commands",
     "tui_app.private_files",
     "tui_app.shell.parsers",
+    "tui_app.environment_form",
 ]
 
 

@@ -4,7 +4,7 @@ embedded sandbox."""
 from __future__ import annotations
 
 import tomli_w
-from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets import DataTable, Input, OptionList, Select, Static
 from ui_support import SIZE, settle
 
 from tui_app.config import config_path, load_config
@@ -140,7 +140,9 @@ async def test_agencies_offer_every_search_type_of_the_enum(ui_app):
         await settle(app, pilot)
         await pilot.click("#kind-agency")
         await pilot.pause()
-        options = [str(o[0]) for o in app.screen.query_one("#search-type", Select)._options]
+        choices = app.screen.query_one("#search-type", Select).query_one(OptionList)
+        options = [str(choices.get_option_at_index(i).prompt)
+                   for i in range(choices.option_count)]
         assert [o for o in options if o in ("NAME", "SSN", "NPN", "LICENSE")] == [
             "NAME", "SSN", "NPN", "LICENSE"]
         await type_into(pilot, "#f-FirmName", "sample")
