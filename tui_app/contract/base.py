@@ -107,6 +107,23 @@ class Habit:
     message: str
 
 
+def bounds(
+    max_len: int | None = None,
+    min_len: int = 0,
+    *,
+    pattern: str | None = None,
+    means: str | None = None,
+) -> Bounds:
+    """The bounds of a string field, written as its annotation's metadata so type
+    checkers read the annotation: ``Annotated[str, bounds(80)] | None``."""
+    return Bounds(min_len, max_len, pattern, means)
+
+
+def digit_bounds(max_len: int | None = None, min_len: int = 0) -> Bounds:
+    """:func:`bounds` of a string of digits only."""
+    return bounds(max_len, min_len, pattern=DIGITS, means="digits only")
+
+
 def text(
     max_len: int | None = None,
     min_len: int = 0,
@@ -114,15 +131,12 @@ def text(
     pattern: str | None = None,
     means: str | None = None,
 ) -> Any:
-    """A string type with the given bounds (use ``text(...) | None`` for nullable)."""
-    return Annotated[str, Bounds(min_len, max_len, pattern, means)]
+    """A string type with the given bounds, built at run time (tests build models with
+    it); a declared field says ``Annotated[str, bounds(...)]``, which type checkers read."""
+    return Annotated[str, bounds(max_len, min_len, pattern=pattern, means=means)]
 
 
-def digits(max_len: int | None = None, min_len: int = 0) -> Any:
-    return text(max_len, min_len, pattern=DIGITS, means="digits only")
-
-
-Required = text(min_len=1)
+Required = Annotated[str, bounds(min_len=1)]
 """A required string: present and not empty (spec convention 2). Whitespace-only text
 is not refused (the spec says "non-empty"); :func:`warnings` mentions it."""
 
@@ -306,7 +320,7 @@ class RecordModel(ContractModel):
 
 
 def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
-    """(core type, metadata) of an annotation such as ``text(80) | None``."""
+    """(core type, metadata) of an annotation such as ``Annotated[str, bounds(80)] | None``."""
     import types
     import typing
 

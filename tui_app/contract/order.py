@@ -23,15 +23,16 @@ from tui_app.contract.base import (
     ContractModel,
     Habit,
     ResponseModel,
-    digits,
+    bounds,
+    digit_bounds,
     enforce_rules,
-    text,
 )
 from tui_app.contract.dates import is_date
 from tui_app.contract.jurisdictions import Jurisdiction, JurisdictionText
 
 DateText = Annotated[
-    text(10),
+    str,
+    bounds(10),
     Habit(is_date, "is not a date as MM/DD/YYYY or YYYY-MM-DD; it is sent as typed"),
 ]
 """A date of the order: any text of up to 10 characters (the spec's bound; its format is
@@ -137,9 +138,11 @@ class Tlq(ContractModel):
     """Filing type: A = appointment, T = appointment termination."""
     lType: Literal["M", "L"]
     """License-of-authority type: M = major, L = limited lines."""
-    clientOrderNum: text(20, 1, pattern=r"[a-zA-Z0-9]+", means="letters and digits only")
+    clientOrderNum: Annotated[
+        str, bounds(20, 1, pattern=r"[a-zA-Z0-9]+", means="letters and digits only")
+    ]
     """Unique reference number of the order, chosen by the client."""
-    userId: text(12, 1)
+    userId: Annotated[str, bounds(12, 1)]
     """Identifier of the licensing user, assigned by the operator."""
     filingMode: Literal["E", "P"]
     """E = electronic, P = paper."""
@@ -148,14 +151,14 @@ class Tlq(ContractModel):
 class OrderData(ContractModel):
     """The applicant, the insurer and the filing's details."""
 
-    firstName: text(80, 1)
-    lastName: text(80, 1)
-    middleInitial: text(3) | None = None
-    middleName: text(30) | None = None
-    taxId: digits(12, 9)
+    firstName: Annotated[str, bounds(80, 1)]
+    lastName: Annotated[str, bounds(80, 1)]
+    middleInitial: Annotated[str, bounds(3)] | None = None
+    middleName: Annotated[str, bounds(30)] | None = None
+    taxId: Annotated[str, digit_bounds(12, 9)]
     """Applicant's SSN or FEIN."""
     dateOfBirth: DateText | None = None
-    niprNoReq: text(10) | None = None
+    niprNoReq: Annotated[str, bounds(10)] | None = None
     """Applicant's national producer number."""
     currentResidenceAddress: CurrentResidenceAddress | None = None
     businessAddress: BusinessAddress | None = None
@@ -163,20 +166,22 @@ class OrderData(ContractModel):
     insurerLicenseDetails: InsurerLicenseDetails | None = None
     insurerDetails: InsurerDetails | None = None
     licenseDetails: LicenseDetails | None = None
-    feinNumber: text(80, 9, pattern=r"[0-9]{9}", means="exactly 9 digits") | None = None
+    feinNumber: Annotated[
+        str, bounds(80, 9, pattern=r"[0-9]{9}", means="exactly 9 digits")
+    ] | None = None
     """Sponsoring company's FEIN; required when sponsoringCompany is given."""
-    cityDomicile: text(80) | None = None
+    cityDomicile: Annotated[str, bounds(80)] | None = None
     insStateDomicile: Jurisdiction | None = None
     dateEffective: DateText | None = None
     """Effective date of the appointment or of its termination."""
-    naicNum: digits(5) | None = None
+    naicNum: Annotated[str, digit_bounds(5)] | None = None
     """Insurer's NAIC number; required when sponsoringCompany is given."""
     authorizedSignerDetails: AuthorizedSignerDetails | None = None
-    contactName: text(160) | None = None
+    contactName: Annotated[str, bounds(160)] | None = None
     contactPhone: Annotated[
-        text(10), Habit(lambda v: not v or str(v).isdigit(), "is usually digits only")
+        str, bounds(10), Habit(lambda v: not v or str(v).isdigit(), "is usually digits only")
     ] | None = None
-    officerTitle: text(80) | None = None
+    officerTitle: Annotated[str, bounds(80)] | None = None
     loa: list[
         Annotated[str, Habit(lambda v: 0 < len(str(v)) <= 100, "is usually 1 to 100 characters")]
     ] | None = None
@@ -185,21 +190,21 @@ class OrderData(ContractModel):
     companyCodeDetails: CompanyCodeDetails | None = None
     residentStateYN: YesNo | None = None
     residentStateText: Jurisdiction | None = None
-    ltp: text(100) | None = None
-    ltpText: text(2) | None = None
+    ltp: Annotated[str, bounds(100)] | None = None
+    ltpText: Annotated[str, bounds(2)] | None = None
     pinStateFeeDetails: PinStateFeeDetails | None = None
-    sponsoringCompany: text(150) | None = None
-    firmName: text(100) | None = None
-    trm: text(100) | None = None
+    sponsoringCompany: Annotated[str, bounds(150)] | None = None
+    firmName: Annotated[str, bounds(100)] | None = None
+    trm: Annotated[str, bounds(100)] | None = None
     """Termination code."""
-    termReasonText: text(150) | None = None
+    termReasonText: Annotated[str, bounds(150)] | None = None
     termCauseYN: YesNo | None = None
     surplusLinesYn: YesNo | None = None
-    floridaResCty: text(2) | None = None
-    floridaCountyCode: text(2) | None = None
-    appCodeFl: text(4) | None = None
-    costCenter1: text(25) | None = None
-    costCenter2: text(25) | None = None
+    floridaResCty: Annotated[str, bounds(2)] | None = None
+    floridaCountyCode: Annotated[str, bounds(2)] | None = None
+    appCodeFl: Annotated[str, bounds(4)] | None = None
+    costCenter1: Annotated[str, bounds(25)] | None = None
+    costCenter2: Annotated[str, bounds(25)] | None = None
 
     @classmethod
     def rule_errors(cls, data):
@@ -231,7 +236,7 @@ class Order(ContractModel):
 class OrderStatusQuery(ContractModel):
     """Query of ``GET /order/status``: the client's order number."""
 
-    order_num: Annotated[text(20), Habit(bool, "is empty: it can find no order")] = ""
+    order_num: Annotated[str, bounds(20), Habit(bool, "is empty: it can find no order")] = ""
 
 
 # --- response --------------------------------------------------------------------------

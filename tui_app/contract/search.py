@@ -10,7 +10,7 @@ dates are ISO 8601.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import model_validator
 
@@ -18,9 +18,9 @@ from tui_app.contract.base import (
     ContractModel,
     NpnNumber,
     ResponseModel,
-    digits,
+    bounds,
+    digit_bounds,
     enforce_rules,
-    text,
 )
 from tui_app.contract.jurisdictions import JurisdictionText
 
@@ -67,14 +67,14 @@ class AgentSearch(_Search):
     """Individual search request (XML root ``AgentSearch``)."""
 
     SearchType: SearchKind
-    FirstName: text(80) | None = None
-    MiddleName: text(30) | None = None
-    LastName: text(80) | None = None
-    Ssn: digits(12) | None = None
+    FirstName: Annotated[str, bounds(80)] | None = None
+    MiddleName: Annotated[str, bounds(30)] | None = None
+    LastName: Annotated[str, bounds(80)] | None = None
+    Ssn: Annotated[str, digit_bounds(12)] | None = None
     Npn: NpnNumber | None = None
     LicenseJurisdiction: JurisdictionText | None = None
-    LicenseNumber: text(30) | None = None
-    CostCenter: text(50) | None = None
+    LicenseNumber: Annotated[str, bounds(30)] | None = None
+    CostCenter: Annotated[str, bounds(50)] | None = None
 
     required_when: ClassVar = {
         SearchKind.NAME: ("FirstName", "LastName"),
@@ -98,11 +98,13 @@ class AgencySearch(_Search):
     firm by NPN with ``GET /agency?Npn=`` instead)."""
 
     SearchType: SearchKind
-    FirmName: text(150) | None = None
-    FirmFein: text(12, pattern=r"[0-9\-]+", means="digits and hyphens only") | None = None
+    FirmName: Annotated[str, bounds(150)] | None = None
+    FirmFein: Annotated[
+        str, bounds(12, pattern=r"[0-9\-]+", means="digits and hyphens only")
+    ] | None = None
     LicenseJurisdiction: JurisdictionText | None = None
-    LicenseNumber: text(30) | None = None
-    CostCenter: text(50) | None = None
+    LicenseNumber: Annotated[str, bounds(30)] | None = None
+    CostCenter: Annotated[str, bounds(50)] | None = None
 
     required_when: ClassVar = {
         SearchKind.NAME: ("FirmName", "FirmFein"),
@@ -125,7 +127,7 @@ class FullRecordQuery(ContractModel):
     """Query of ``GET /agent`` and ``GET /agency``."""
 
     Npn: NpnNumber
-    CostCenter: text(50) | None = None
+    CostCenter: Annotated[str, bounds(50)] | None = None
 
 
 # --- responses -------------------------------------------------------------------------
