@@ -232,12 +232,13 @@ async def test_lookup_of_any_order_by_number(ui_app):
         screen.action_tab("tracking")
         await pilot.pause()
         await pilot.click("#lookup")
-        await pilot.press(*"ELSEWHERE1", "enter")
+        screen.query_one("#lookup", Input).value = "ELSEWHERE1"
+        await pilot.press("enter")
         await settle(app, pilot)
         assert "Order ELSEWHERE1" in str(screen.query_one("#tracked-detail").render())
         await pilot.click("#lookup")
-        screen.query_one("#lookup", Input).value = ""
-        await pilot.press(*"NOPE", "enter")
+        screen.query_one("#lookup", Input).value = "NOPE"
+        await pilot.press("enter")
         await settle(app, pilot)
         assert "no order" in str(screen.query_one("#tracked-detail").render()).lower()
 

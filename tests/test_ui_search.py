@@ -113,7 +113,8 @@ async def test_out_of_bounds_input_shows_the_error_at_once_and_blocks_the_search
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await type_into(pilot, "#f-FirstName", "x" * 81)
+        app.screen.query_one("#f-FirstName", Input).value = "x" * 80  # pasted
+        await type_into(pilot, "#f-FirstName", "x")  # the 81st character, typed
         await pilot.pause()
         error = text_of(app, "#f-FirstName-error")
         assert "must be at most 80 characters, not 81" in error
