@@ -306,6 +306,7 @@ async def test_theme_select_applies_and_persists() -> None:
 
 def test_settings_screen_with_a_live_error(snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
+        await pilot.app.client()  # connected (it starts a moment after the first frame)
         await pilot.app.workers.wait_for_complete()
         await open_settings(pilot)
         await pilot.press("n", *"staging", "tab", "tab", *"https://user:pass@host.example")
