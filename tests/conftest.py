@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import sandbox_server
+from ui_support import record_notifications
 
 from tui_app.ui.scenes import SCENE_DAY
 
@@ -110,6 +111,8 @@ def ui_app(config_file: Path, seeded_sandbox_db: Path, sandbox_dialect: str):
         for name, env in config.environments.items():
             if env.embedded:
                 config.environments[name] = env.model_copy(update={"dialect": sandbox_dialect})
-        return ProducerApp(config, today=UI_TODAY, **kwargs)
+        app = ProducerApp(config, today=UI_TODAY, **kwargs)
+        record_notifications(app)
+        return app
 
     return make

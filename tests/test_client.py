@@ -8,6 +8,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from tui_app.client import registry
 from tui_app.client.auth import BearerAuth, OAuth2ClientCredentials
 from tui_app.client.errors import (
     AuthError,
@@ -480,9 +481,18 @@ async def test_oauth2_refused_credentials_become_auth_error():
             await client.get_agent(19000001)
 
 
-async def test_ping_reports_reachable_even_on_404_and_auth_failures_as_auth_error():
-    async with make_client(Recorder(ok({}, 404))) as client:
-        assert await client.ping() >= 0
+async def test_ping_reports_reachable_even_on_404_and_auth_failures_as_auth_error(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(registry.time, "perf_counter", lambda: now[0])
+
+    def slow_404(request: httpx.Request) -> httpx.Response:
+        now[0] += 0.012  # the service takes 12 ms to say it has nothing there
+        return ok({}, 404)
+
+    recorder = Recorder(slow_404)
+    async with make_client(recorder) as client:
+        assert await client.ping() == pytest.approx(12.0)
+    assert [(r.method, str(r.url)) for r in recorder.requests] == [("GET", URLS["search"])]
     async with make_client(Recorder(ok({}, 401))) as client:
         with pytest.raises(AuthError):
             await client.ping()

@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from tui_app.contract.bulk import BulkItem
-from tui_app.contract.errors import ContractError, FieldError, field_errors
+from tui_app.contract.errors import ContractError, FieldError, field_errors, parse_validations
 from tui_app.contract.order import Order
 from tui_app.contract.profile import AgencyRecord, AgentRecord, ImportResult
 from tui_app.contract.search import AgentSearch
@@ -345,3 +345,13 @@ def test_contract_error_from_field_errors_directly() -> None:
     error = ContractError([FieldError("profileKey", "is required")], "export")
     assert str(error) == "invalid export: profileKey: is required"
     assert error.errors == [FieldError("profileKey", "is required")]
+
+
+def test_validations_text_becomes_field_errors():
+    errors = parse_validations("Demographic.FirstName: is required\n\nsomething went wrong: "
+                               "badly\nContacts[0].EmailAddress: bounced: twice")
+    assert [(e.path, e.message) for e in errors] == [
+        ("Demographic.FirstName", "is required"),
+        ("", "something went wrong: badly"),
+        ("Contacts[0].EmailAddress", "bounced: twice"),
+    ]

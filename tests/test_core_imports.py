@@ -39,6 +39,7 @@ CORE = [
     "tui_app.watch.check",
     "tui_app.watch.cli",
     "tui_app.watch.commands",
+    "tui_app.environment_form",
 ]
 
 

@@ -15,8 +15,10 @@ from tui_app.contract.profile import AgencyRecord, AgentRecord
 from tui_app.export_files import (
     profile_line,
     profile_xml,
+    read_order_draft,
     read_profile,
     save_export,
+    save_order_draft,
     split_for_xml,
     write_csv,
     xml_input_excludes,
@@ -179,3 +181,26 @@ def test_an_xml_document_of_another_kind_is_refused(tmp_path):
     path.write_text("<Order><tlq/></Order>")
     with pytest.raises(WireError, match="expected the root element <Agent> or <Agency>"):
         read_profile(path)
+
+
+ORDER_DRAFT = {"tlq": {"juris": "TX", "pType": "A", "clientOrderNum": "DRAFT1"},
+               "data": {"firmName": "Sample Risk Partners LLC", "taxId": "000121234",
+                        "loa": ["Life", "Casualty"]}}
+
+
+@pytest.mark.parametrize("suffix", [".json", ".xml"])
+def test_an_order_draft_reads_back_as_saved_and_stays_private(tmp_path, suffix):
+    path = tmp_path / f"draft{suffix}"
+    save_order_draft(path, ORDER_DRAFT)
+    assert path.stat().st_mode & 0o777 == 0o600  # it holds a tax id
+    assert read_order_draft(path) == ORDER_DRAFT
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("list.json", b"[1, 2]"), ("broken.json", b"{"), ("broken.xml", b"<Order><tlq>"),
+])
+def test_a_file_that_is_no_order_draft_says_so(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(ValueError):
+        read_order_draft(path)

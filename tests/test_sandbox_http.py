@@ -239,9 +239,12 @@ async def test_order_lifecycle_update_and_final_state(client, http):
         if status.final:
             break
         await asyncio.sleep(0.05)
-    assert seen[0] in ("RECEIVED", "VALIDATING") and status.final, seen
-    assert status.notes and status.history
-    assert status.status in ("APPROVED", "DENIED", "REJECTED")
+    assert status.final, seen
+    # CA reviews appointments; this order number is not among the few denied.
+    stages = ["RECEIVED", "VALIDATING", "SUBMITTED", "PENDING_STATE_REVIEW", "APPROVED"]
+    assert [h.status for h in status.history] == stages
+    assert seen == [stage for stage in stages if stage in seen]  # polled: some, in order
+    assert status.status == "APPROVED" and status.notes
     # Interface rule 2: posting a final order again updates it too, and says so.
     answer = http.post("/producertransaction/v1/order", json=order("LIFE1"))
     assert answer.status_code == 200

@@ -8,7 +8,7 @@ import json
 import time
 
 from textual.widgets import Input, SelectionList, Static
-from ui_support import SIZE, settle
+from ui_support import SIZE, settle, shown
 
 from tui_app.contract.export import AGENT_DATA_SETS, DataSet, ExportResponse
 from tui_app.ui.scenes import DEMO_AGENT
@@ -39,7 +39,7 @@ async def fetch(app, pilot, key: str = KEY) -> None:
 
 
 def last_note(app) -> str:
-    return list(app._notifications)[-1].message
+    return shown(app)[-1].message
 
 
 def text_of(screen, selector: str) -> str:
@@ -88,7 +88,7 @@ async def test_data_sets_are_chosen_with_all_and_none_keys(ui_app):
         await fetch(app, pilot)
         # Issue 10, item 4: whether dataSets is required is not shown; it only warns.
         assert "dataSets: is usually required; the service decides" in " ".join(
-            str(n.message) for n in app._notifications)
+            n.message for n in shown(app))
         await pilot.press("f2")
         assert sets.selected == list(AGENT_DATA_SETS)
         await pilot.press("f3")
@@ -202,6 +202,6 @@ async def test_any_typed_data_set_name_is_sent_and_the_service_decides(ui_app):
         screen.query_one("#export-other", Input).value = "AgentAddressDataSet, Bogus"
         await fetch(app, pilot)
         assert node_labels(screen.tree.root) == ["Address  (2 records)"]
-        notes = " ".join(str(n.message) for n in app._notifications)
+        notes = " ".join(n.message for n in shown(app))
         assert "dataSets[1]: 'Bogus' is not a data set the interface lists" in notes
         assert screen.result.model_extra["unknownDataSets"] == ["Bogus"]

@@ -67,6 +67,13 @@ async def clear_input(pilot: Pilot) -> None:
     await pilot.press("end", "ctrl+u")
 
 
+async def paste(pilot: Pilot, text: str) -> None:
+    """Put ``text`` in the focused input at once, as a paste does (one change, where
+    typing is not what a test is about)."""
+    pilot.app.focused.value = text
+    await pilot.pause()
+
+
 @pytest.fixture
 def notes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every notification's message, in order."""
@@ -99,12 +106,10 @@ async def test_add_environment_with_live_errors_and_save(monkeypatch: pytest.Mon
         assert "needs base_url" in error_text(screen, "base_url")
         await type_text(pilot, "ftp://x")
         assert "must be an http(s) URL with a host" in error_text(screen, "base_url")
-        await clear_input(pilot)
-        await type_text(pilot, "https://user:pass@staging.example.com")
+        await paste(pilot, "https://user:pass@staging.example.com")
         assert "must not contain credentials" in error_text(screen, "base_url")
         assert screen.query_one("#set-base_url-row").has_class("-invalid")
-        await clear_input(pilot)
-        await type_text(pilot, STAGING_URL)
+        await paste(pilot, STAGING_URL)
         assert error_text(screen, "base_url") == ""
         assert not screen.query_one("#set-base_url-row").has_class("-invalid")
 
@@ -121,7 +126,7 @@ async def test_add_environment_with_live_errors_and_save(monkeypatch: pytest.Mon
 
         await pilot.press("tab")
         assert focused_id(pilot) == "set-auth-token_env"
-        await type_text(pilot, "REGISTRY_TOKEN")
+        await paste(pilot, "REGISTRY_TOKEN")
         assert error_text(screen, "auth.type") == ""
         status = str(screen.query_one("#set-auth-token_env-status", Static).render())
         assert status == "REGISTRY_TOKEN is set"
@@ -301,6 +306,7 @@ async def test_theme_select_applies_and_persists() -> None:
 
 def test_settings_screen_with_a_live_error(snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
+        await pilot.app.client()  # connected (it starts a moment after the first frame)
         await pilot.app.workers.wait_for_complete()
         await open_settings(pilot)
         await pilot.press("n", *"staging", "tab", "tab", *"https://user:pass@host.example")

@@ -16,7 +16,14 @@ import tui_app
 from tui_app.contract.base import ContractModel, RecordModel, Required, text
 from tui_app.contract.errors import field_errors
 from tui_app.wire.errors import WireError
-from tui_app.wire.xml import REFUSED, dump_xml, dump_xml_dict, load_xml, load_xml_dict
+from tui_app.wire.xml import (
+    REFUSED,
+    dump_xml,
+    dump_xml_dict,
+    load_xml,
+    load_xml_dict,
+    readable_xml,
+)
 
 
 class Address(RecordModel):
@@ -394,3 +401,8 @@ def test_only_the_xml_module_imports_the_xml_parser_and_no_ui_is_imported() -> N
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
     assert out.stdout.split("\n")[:2] == ["False", "True False False"]
+
+
+def test_readable_xml_puts_one_element_a_line():
+    assert readable_xml(b"<Agent><Name>Ada</Name><Zip>1</Zip></Agent>") == (
+        "<Agent>\n  <Name>Ada</Name>\n  <Zip>1</Zip>\n</Agent>\n")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from weakref import WeakKeyDictionary
+
+from textual.app import App
 from textual.worker import WorkerCancelled
 
 SIZE = (120, 40)
@@ -19,3 +23,31 @@ async def settle(app, pilot) -> None:
         except WorkerCancelled:
             await pilot.pause()
     await pilot.pause()
+
+
+@dataclass(frozen=True)
+class Note:
+    message: str
+    title: str
+    severity: str
+
+
+_SHOWN: WeakKeyDictionary[App, list[Note]] = WeakKeyDictionary()
+
+
+def record_notifications(app: App) -> None:
+    """Keep every notification ``app`` shows from now on (Textual keeps only those still
+    on screen, in a private attribute); :func:`shown` returns them."""
+    notes = _SHOWN.setdefault(app, [])
+    show = app.notify
+
+    def notify(message, *, title="", severity="information", timeout=None, markup=True):
+        notes.append(Note(str(message), title, severity))
+        show(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    app.notify = notify  # type: ignore[method-assign]
+
+
+def shown(app: App) -> list[Note]:
+    """The notifications ``app`` has shown, in order (apps made by ``ui_app`` record them)."""
+    return _SHOWN[app]

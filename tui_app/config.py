@@ -179,7 +179,7 @@ class Auth(_Model):
 
     @model_validator(mode="after")
     def _fields_match_type(self) -> Self:
-        required, optional = _AUTH_REQUIRED[self.type], _AUTH_OPTIONAL[self.type]
+        required, optional = AUTH_REQUIRED[self.type], AUTH_OPTIONAL[self.type]
         given = {name for name in type(self).model_fields if getattr(self, name) is not None}
         if missing := [name for name in required if name not in given]:
             raise ValueError(f"type {self.type} needs {', '.join(missing)}")
@@ -191,7 +191,7 @@ class Auth(_Model):
         """The secret this scheme needs: from its environment variable, else the keyring."""
         if self.type == "none":
             raise ConfigError("auth type none has no secret")
-        name = getattr(self, _AUTH_REQUIRED[self.type][-1])
+        name = getattr(self, AUTH_REQUIRED[self.type][-1])
         if value := os.environ.get(name):
             return value
         if self.keyring_service is None:
@@ -205,13 +205,13 @@ class Auth(_Model):
 
 
 # Settings each auth type needs; the last one names the secret.
-_AUTH_REQUIRED: dict[str, tuple[str, ...]] = {
+AUTH_REQUIRED: dict[str, tuple[str, ...]] = {
     "none": (),
     "bearer": ("token_env",),
     "basic": ("username", "password_env"),
     "oauth2": ("token_url", "client_id", "client_secret_env"),
 }
-_AUTH_OPTIONAL: dict[str, tuple[str, ...]] = {
+AUTH_OPTIONAL: dict[str, tuple[str, ...]] = {
     "none": (),
     "bearer": ("keyring_service",),
     "basic": ("keyring_service",),

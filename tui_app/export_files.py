@@ -1,4 +1,4 @@
-"""Files the app writes and reads for exports and profiles, with no UI.
+"""Files the app writes and reads for exports, profiles and order drafts, with no UI.
 
 - An export result is saved as one JSON document, or as one CSV file per data set:
   columns are the union of its records' keys in first-seen order, and nested values are
@@ -6,6 +6,8 @@
 - A profile is saved as its XML import document, or as one NDJSON line ready for bulk
   import; either reads back as an unvalidated draft, so a half-finished profile can be
   loaded and corrected.
+- An order draft is saved as JSON, or as an XML ``Order`` document; it reads back
+  unvalidated too.
 - The XML document carries less than the bulk record (the spec's "Differences in the XML
   ... document"); :func:`split_for_xml` says what it leaves out.
 """
@@ -201,3 +203,35 @@ def _model_in(annotation: Any) -> Any:
 
 def _is_list(annotation: Any) -> bool:
     return get_origin(annotation) is list or any(_is_list(a) for a in get_args(annotation))
+
+
+# --- order drafts ----------------------------------------------------------------------
+
+
+def save_order_draft(path: Path, data: Mapping[str, Any]) -> None:
+    """An order form's values (``tlq`` and ``data``) as an XML ``Order`` document when
+    ``path`` ends in ``.xml``, else as JSON; 0600 (a draft holds a tax id, perhaps a birth
+    date). Raises ``OSError``, or ``ValueError`` for values XML cannot carry."""
+    if path.suffix.lower() == ".xml":
+        from tui_app.wire.xml import dump_xml_dict
+
+        content = dump_xml_dict("Order", data)
+    else:
+        content = (json.dumps(data, indent=2) + "\n").encode()
+    with open_private(path, "wb") as file:
+        file.write(content)
+
+
+def read_order_draft(path: Path) -> dict[str, Any]:
+    """An order draft saved by :func:`save_order_draft` (or written by hand), not
+    validated. Raises ``OSError``, or ``ValueError`` saying why it is no draft."""
+    if path.suffix.lower() == ".xml":
+        from tui_app.contract.order import Order
+        from tui_app.wire.xml import load_xml_data
+
+        values = load_xml_data(path.read_bytes(), Order, "Order")
+    else:
+        values = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(values, dict):
+        raise ValueError("a draft is an object with tlq and data")
+    return values

@@ -100,3 +100,13 @@ class ContractError(ValueError):
     @classmethod
     def from_validation(cls, exc: ValidationError, what: str = "request") -> ContractError:
         return cls(field_errors(exc), what)
+
+
+def parse_validations(text: str | None) -> list[FieldError]:
+    """An import's Validations text, one ``path: message`` per line, as field errors (a
+    line without a path becomes an error of the whole profile)."""
+    errors = []
+    for line in filter(None, (raw.strip() for raw in (text or "").splitlines())):
+        path, sep, message = line.partition(": ")
+        errors.append(FieldError(path, message) if sep and " " not in path else FieldError("", line))
+    return errors

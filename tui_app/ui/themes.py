@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable, Iterator
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from textual.theme import Theme
 
 from tui_app.config import user_themes_dir
 
-PROJECT_THEMES = Path(__file__).resolve().parents[2] / "themes"
+CHECKOUT_THEMES = Path(__file__).resolve().parents[2] / "themes"
+"""The repository's top-level ``themes/``, used by a checkout or an editable install."""
 FIELDS = (
     "name",
     "primary",
@@ -30,7 +33,14 @@ FIELDS = (
 )
 
 
-def theme_from_file(path: Path) -> Theme:
+def project_themes() -> Traversable:
+    """The themes shipped with the app: ``tui_app/themes`` inside an installed wheel
+    (pyproject copies the top-level folder there), else the checkout's own folder."""
+    shipped = resources.files("tui_app") / "themes"
+    return shipped if shipped.is_dir() else CHECKOUT_THEMES
+
+
+def theme_from_file(path: Traversable) -> Theme:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
@@ -41,10 +51,11 @@ def theme_from_file(path: Path) -> Theme:
 
 
 def load_themes(report: Callable[[str], None]) -> Iterator[Theme]:
-    for folder in (PROJECT_THEMES, user_themes_dir()):
+    for folder in (project_themes(), user_themes_dir()):
         if not folder.is_dir():
             continue
-        for path in sorted(folder.glob("*.toml")):
+        files = (p for p in folder.iterdir() if p.name.endswith(".toml"))
+        for path in sorted(files, key=lambda p: p.name):
             try:
                 yield theme_from_file(path)
             except (OSError, ValueError, TypeError) as exc:

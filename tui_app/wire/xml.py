@@ -42,11 +42,11 @@ import types
 from collections.abc import Collection, Mapping
 from functools import cache
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
-from xml.etree.ElementTree import Element, ParseError, TreeBuilder
+from xml.etree.ElementTree import Element, ParseError, TreeBuilder, indent, tostring
 from xml.parsers.expat import ErrorString
 
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import DefusedXMLParser
+from defusedxml.ElementTree import DefusedXMLParser, fromstring
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
@@ -339,3 +339,10 @@ def may_have_xml_problems(raw: bytes | str) -> bool:
     over the decoded value can be skipped."""
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     return any(mark in text for mark in _MARKS)
+
+
+def readable_xml(document: bytes) -> str:
+    """An XML document indented, one element per line (the import sends it compact)."""
+    root = fromstring(document)
+    indent(root)
+    return tostring(root, encoding="unicode") + "\n"

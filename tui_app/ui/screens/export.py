@@ -185,7 +185,7 @@ class ExportScreen(AreaScreen):
     # --- saving, editing ---
 
     @on(Button.Pressed, "#export-save")
-    @work(group="export-file")
+    @work(exclusive=True, group="export-file")
     async def action_save(self) -> None:
         if self.result is None or self.fetched is None:
             self.notify("Fetch an export first (F5).", severity="warning")

@@ -3,7 +3,7 @@ every order filed from this machine until it reaches a final status."""
 
 from __future__ import annotations
 
-import json
+import asyncio
 from typing import Any
 
 from rich.text import Text
@@ -24,6 +24,7 @@ from textual.widgets import (
 
 from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
 from tui_app.contract.order import Order, OrderResponse
+from tui_app.export_files import read_order_draft, save_order_draft
 from tui_app.tracking import OrderBook
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
@@ -232,41 +233,28 @@ class OrdersScreen(AreaScreen):
     # --- drafts ---
 
     @on(Button.Pressed, "#save-draft")
-    @work(group="draft")
+    @work(exclusive=True, group="draft")
     async def action_save_draft(self) -> None:
         path = await self.app.push_screen_wait(
             PathScreen("Save the draft as (.json or .xml)", "order-draft.json"))
         if path is None:
             return
-        data = self.form.data()
         try:
-            if path.suffix.lower() == ".xml":
-                from tui_app.wire.xml import dump_xml_dict
-
-                path.write_bytes(dump_xml_dict("Order", data))
-            else:
-                path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+            await asyncio.to_thread(save_order_draft, path, self.form.data())
         except (OSError, ValueError) as exc:
             self.notify(f"Cannot save {path}: {exc}", severity="error")
             return
         self.notify(f"Draft saved to {path}")
 
     @on(Button.Pressed, "#load-draft")
-    @work(group="draft")
+    @work(exclusive=True, group="draft")
     async def action_load_draft(self) -> None:
         path = await self.app.push_screen_wait(
             PathScreen("Load a draft (.json or .xml)", "order-draft.json"))
         if path is None:
             return
         try:
-            if path.suffix.lower() == ".xml":
-                from tui_app.wire.xml import load_xml_data
-
-                values = load_xml_data(path.read_bytes(), Order, "Order")
-            else:
-                values = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(values, dict):
-                raise ValueError("a draft is an object with tlq and data")
+            values = await asyncio.to_thread(read_order_draft, path)
         except (OSError, ValueError) as exc:
             self.notify(f"Cannot load {path}: {exc}", severity="error")
             return
@@ -282,7 +270,8 @@ class OrdersScreen(AreaScreen):
         self.refresh_tracking()
 
     def _tick(self) -> None:
-        if self.query_one("#order-tabs", TabbedContent).active == "tracking":
+        # Poll only while the list is in view: not while another area (or tab) is shown.
+        if self.is_current and self.query_one("#order-tabs", TabbedContent).active == "tracking":
             self.refresh_tracking()
 
     @work(exclusive=True, group="tracking")

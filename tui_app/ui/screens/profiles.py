@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any
-from xml.etree.ElementTree import indent, tostring
 
-from defusedxml.ElementTree import fromstring
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
@@ -18,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
 from tui_app.client.errors import ClientError, InvalidInput, Rejected
-from tui_app.contract.errors import ContractError, FieldError
+from tui_app.contract.errors import ContractError, parse_validations
 from tui_app.contract.profile import ImportResult
 from tui_app.contract.profile_sets import (
     PROFILE_DATA_SETS,
@@ -32,6 +30,7 @@ from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.widgets.model_form import widget_id
 from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
+from tui_app.wire.xml import readable_xml
 
 KINDS = [("Agent", "agent"), ("Agency", "agency")]
 HINT = (
@@ -39,23 +38,6 @@ HINT = (
     "from the service.\nF4 previews the XML document, F5 imports it; F6 saves it as .xml "
     "or as an .ndjson bulk line, F7 loads either."
 )
-
-
-def parse_validations(text: str | None) -> list[FieldError]:
-    """An import's Validations text, one ``path: message`` per line, as field errors (a
-    line without a path becomes an error of the whole profile)."""
-    errors = []
-    for line in filter(None, (raw.strip() for raw in (text or "").splitlines())):
-        path, sep, message = line.partition(": ")
-        errors.append(FieldError(path, message) if sep and " " not in path else FieldError("", line))
-    return errors
-
-
-def readable_xml(document: bytes) -> str:
-    """An XML document indented, one element per line (the import sends it compact)."""
-    root = fromstring(document)
-    indent(root)
-    return tostring(root, encoding="unicode") + "\n"
 
 
 def render_result(result: ImportResult) -> Text:
@@ -309,7 +291,7 @@ class ProfilesScreen(AreaScreen):
         return f"{editor.kind}-{editor.data().get('ProfileKey') or 'profile'}.xml"
 
     @on(Button.Pressed, "#profile-save")
-    @work(group="profile-file")
+    @work(exclusive=True, group="profile-file")
     async def action_save(self) -> None:
         path = await self.app.push_screen_wait(PathScreen(
             "Save the profile as .xml, or as .ndjson (one bulk import line)",
@@ -343,7 +325,7 @@ class ProfilesScreen(AreaScreen):
         self.notify(f"Saved to {path}{note}")
 
     @on(Button.Pressed, "#profile-load")
-    @work(group="profile-file")
+    @work(exclusive=True, group="profile-file")
     async def action_load(self) -> None:
         path = await self.app.push_screen_wait(PathScreen(
             "Load a profile (.xml, or .ndjson: its first line)", self._default_path()))

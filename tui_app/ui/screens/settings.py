@@ -11,10 +11,7 @@ and this screen says whether each variable is set, never what it holds.
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, get_args
+from collections.abc import Iterator
 
 from pydantic import ValidationError
 from rich.markup import escape
@@ -36,23 +33,22 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-# The auth types' required and optional settings live in config.py, next to the validator
-# that enforces them; the editor shows exactly those, so nothing is restated here.
-from tui_app.config import _AUTH_OPTIONAL, _AUTH_REQUIRED, GROUPS, Auth, Config, Environment
+from tui_app.config import GROUPS, Auth, Config, Environment
 from tui_app.contract.errors import field_errors
+from tui_app.environment_form import (
+    AUTH_FIELDS,
+    AUTH_TYPES,
+    FORMATS,
+    TEXT_KEYS,
+    Draft,
+    auth_fields_for,
+    is_required,
+    values_of,
+)
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen
+from tui_app.ui.widgets.preferences import Preferences
 
-AUTH_TYPES: tuple[str, ...] = get_args(Auth.model_fields["type"].annotation)
-FORMATS: tuple[str, ...] = get_args(Environment.model_fields["format"].annotation)
-AUTH_FIELDS: tuple[str, ...] = tuple(name for name in Auth.model_fields if name != "type")
-TEXT_KEYS: tuple[str, ...] = (
-    "seed",
-    "base_url",
-    *(f"base_urls.{g}" for g in GROUPS),
-    "timeout",
-    *(f"auth.{name}" for name in AUTH_FIELDS),
-)
 SECRET_HINT = (
     "Secrets live in environment variables: give the variable's NAME here, never "
     "the secret. The config file stores only names."
@@ -62,134 +58,6 @@ SECRET_HINT = (
 def _wid(key: str) -> str:
     """Widget id of an editor field: ``auth.token_env`` -> ``set-auth-token_env``."""
     return "set-" + key.replace(".", "-")
-
-
-def _default(name: str) -> Any:
-    return Environment.model_fields[name].default
-
-
-def _number(value: float) -> str:
-    return f"{value:g}"
-
-
-def values_of(env: Environment) -> dict[str, Any]:
-    """The editor's raw values (text, bools, choices) for ``env``."""
-    values: dict[str, Any] = {
-        "embedded": env.embedded,
-        "seed": str(env.seed),
-        "base_url": env.base_url or "",
-        "format": env.format,
-        "timeout": _number(env.timeout),
-        "auth.type": env.auth.type,
-    }
-    for group in GROUPS:
-        values[f"base_urls.{group}"] = (env.base_urls.get(group) if env.base_urls else None) or ""
-    for name in AUTH_FIELDS:
-        values[f"auth.{name}"] = getattr(env.auth, name) or ""
-    return values
-
-
-def auth_fields_for(auth_type: str) -> tuple[str, ...]:
-    return (*_AUTH_REQUIRED[auth_type], *_AUTH_OPTIONAL[auth_type])
-
-
-def _as_number(text: str, kind: type) -> Any:
-    # Unparseable text goes to the model as it is, so the model words the complaint.
-    try:
-        return kind(text)
-    except ValueError:
-        return text
-
-
-def data_of(values: dict[str, Any], original: Environment | None) -> dict[str, Any]:
-    """The input for ``Environment``: only what applies, and defaults only where the saved
-    environment set them, so the file keeps saying no more than the user said."""
-    was_set = original.model_fields_set if original is not None else set()
-    data: dict[str, Any] = {}
-
-    def put(name: str, value: Any) -> None:
-        if value != _default(name) or name in was_set:
-            data[name] = value
-
-    embedded = bool(values["embedded"])
-    put("embedded", embedded)
-    if embedded:
-        put("seed", _as_number(values["seed"].strip(), int))
-    else:
-        if base := values["base_url"].strip():
-            data["base_url"] = base
-        groups = {g: values[f"base_urls.{g}"].strip() for g in GROUPS}
-        if groups := {g: url for g, url in groups.items() if url}:
-            data["base_urls"] = groups
-    put("format", values["format"])
-    put("timeout", _as_number(values["timeout"].strip(), float))
-    auth_type = values["auth.type"]
-    auth: dict[str, Any] = {"type": auth_type}
-    for name in auth_fields_for(auth_type):
-        if text := values[f"auth.{name}"].strip():
-            auth[name] = text
-    if auth_type != "none" or "auth" in was_set:
-        data["auth"] = auth
-    return data
-
-
-def _plain(message: str) -> str:
-    return re.sub(r"^Input should be", "must be", message)
-
-
-def check_environment(
-    values: dict[str, Any], original: Environment | None
-) -> tuple[Environment | None, dict[str, list[str]]]:
-    """Validate with the config model; errors keyed by the editor field they belong to."""
-    try:
-        return Environment.model_validate(data_of(values, original)), {}
-    except ValidationError as exc:
-        errors: dict[str, list[str]] = {}
-        for error in field_errors(exc):
-            errors.setdefault(_owner(error.path, values), []).append(_plain(error.message))
-        return None, errors
-
-
-def _owner(path: str, values: dict[str, Any]) -> str:
-    if path in TEXT_KEYS or path in ("embedded", "format", "auth.type"):
-        return path
-    if path == "auth" or path.startswith("auth."):
-        return "auth.type"  # a rule across the auth settings, e.g. "type bearer needs ..."
-    if path.startswith("base_urls"):
-        return "base_url"
-    # A rule across the whole environment (URLs missing, or given to an embedded one).
-    return "embedded" if values["embedded"] else "base_url"
-
-
-@dataclass(eq=False)
-class Draft:
-    """One environment as edited, before it is saved."""
-
-    name: str
-    original: Environment | None
-    """The environment as last saved; ``None`` for one added in this session."""
-    values: dict[str, Any]
-    env: Environment | None = None
-    errors: dict[str, list[str]] = field(default_factory=dict)
-
-    def revalidate(self, drafts: Iterable[Draft]) -> None:
-        self.env, self.errors = check_environment(self.values, self.original)
-        name = self.name.strip()
-        if not name:
-            self.errors.setdefault("name", []).append("is required")
-        elif any(d is not self and d.name.strip() == name for d in drafts):
-            self.errors.setdefault("name", []).append(
-                f"another environment is already named {name}"
-            )
-
-    def where(self) -> str:
-        if self.values["embedded"]:
-            return "embedded sandbox"
-        if base := self.values["base_url"].strip():
-            return base
-        return (
-            "per-group URLs" if any(self.values[f"base_urls.{g}"] for g in GROUPS) else "no URL yet"
-        )
 
 
 class SettingsScreen(AreaScreen):
@@ -233,18 +101,7 @@ class SettingsScreen(AreaScreen):
                 with Horizontal(id="save-bar"):
                     yield Button("Save", id="save", variant="primary")
                     yield Static("", id="save-state")
-                yield Static("[b]Preferences[/b]", classes="settings-title")
-                yield Label("Theme (applies and is saved at once)", classes="set-pref-label")
-                themes = sorted(self.app.available_themes)
-                yield Select(
-                    [(name, name) for name in themes],
-                    id="theme",
-                    allow_blank=False,
-                    value=self.app.theme,
-                )
-                with Horizontal(id="mask-row"):
-                    yield Switch(value=self.app.config.mask_pii, id="mask-pii")
-                    yield Label(self._mask_words(self.app.config.mask_pii), id="mask-label")
+                yield Preferences()
             with VerticalScroll(id="env-editor"):
                 yield Static("", id="editor-title", classes="settings-title")
                 yield from self._row("name", Input(id=_wid("name"), placeholder="e.g. staging"))
@@ -317,7 +174,6 @@ class SettingsScreen(AreaScreen):
         return info.description if info else None
 
     def on_mount(self) -> None:
-        self.watch(self.app, "theme", self._theme_shown, init=False)
         self._render_list()
         self.query_one("#env-list", OptionList).highlighted = self.drafts.index(self.current)
         self._load(self.current)
@@ -435,7 +291,7 @@ class SettingsScreen(AreaScreen):
         relevant = set(auth_fields_for(values["auth.type"]))
         for name in AUTH_FIELDS:
             self._show_row(f"auth.{name}", name in relevant)
-            required = name in _AUTH_REQUIRED[values["auth.type"]]
+            required = is_required(values["auth.type"], name)
             self._update("#" + _wid(f"auth.{name}") + "-label", f"{name} *" if required else name)
         self.query_one("#secret-hint").display = values["auth.type"] != "none"
         for key in ("name", "embedded", "format", "auth.type", *TEXT_KEYS):
@@ -494,7 +350,7 @@ class SettingsScreen(AreaScreen):
     def action_new(self) -> None:
         names = {d.name.strip() for d in self.drafts}
         name = next(n for n in ("new", *(f"new-{i}" for i in range(2, 1000))) if n not in names)
-        draft = Draft(name, None, values_of(Environment.model_construct()))
+        draft = Draft.new(name)
         self.drafts.append(draft)
         draft.revalidate(self.drafts)
         self._render_list()
@@ -555,12 +411,10 @@ class SettingsScreen(AreaScreen):
         self.notify(f"{draft.name.strip()} will be the active environment once you save.")
 
     def action_theme(self) -> None:
-        self.query_one("#theme", Select).focus()
+        self.query_one(Preferences).focus_theme()
 
     def action_mask(self) -> None:
-        switch = self.query_one("#mask-pii", Switch)
-        switch.toggle()
-        switch.scroll_visible()
+        self.query_one(Preferences).toggle_mask()
 
     def action_back(self) -> None:
         self.query_one("#env-list").focus()
@@ -577,7 +431,7 @@ class SettingsScreen(AreaScreen):
         data = {name: getattr(old, name) for name in old.model_fields_set}
         data["environments"] = {d.name.strip(): d.env for d in self.drafts}
         data["active"] = self.active.name.strip()
-        data["mask_pii"] = self.query_one("#mask-pii", Switch).value
+        data["mask_pii"] = self.query_one(Preferences).mask_pii
         try:
             config = Config.model_validate(data)
         except ValidationError as exc:
@@ -617,33 +471,6 @@ class SettingsScreen(AreaScreen):
     @work(exclusive=True, group="settings-reconnect")
     async def reconnect(self, name: str, env: Environment) -> None:
         await self.app.switch_environment(name, env)
-
-    # --- preferences: applied and saved at once ---
-
-    def _theme_shown(self, theme: str) -> None:
-        select = self.query_one("#theme", Select)
-        if select.value != theme:
-            with select.prevent(Select.Changed):
-                select.value = theme
-
-    @on(Select.Changed, "#theme")
-    def _theme_chosen(self, event: Select.Changed) -> None:
-        if event.value is not Select.NULL and event.value != self.app.theme:
-            self.app.theme = str(event.value)  # the app saves the choice
-
-    @on(Switch.Changed, "#mask-pii")
-    def _mask_changed(self, event: Switch.Changed) -> None:
-        mask = event.value
-        self.query_one("#mask-label", Label).update(self._mask_words(mask))
-        self.app.reveal_pii = not mask
-        config = self.app.config
-        if config.mask_pii != mask or "mask_pii" not in config.model_fields_set:
-            self.app.save_settings(config.model_copy(update={"mask_pii": mask}))
-        self.notify("Personal data masked by default" if mask else "Personal data shown by default")
-
-    @staticmethod
-    def _mask_words(mask: bool) -> str:
-        return f"Mask personal data by default: {'on' if mask else 'off'}"
 
     @on(Button.Pressed, "#save")
     async def _save_pressed(self) -> None:

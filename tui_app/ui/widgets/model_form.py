@@ -121,8 +121,14 @@ class ModelForm(VerticalScroll, can_focus=False):
         for spec in specs:
             if isinstance(spec, GroupSpec):
                 open_ = spec.path in self.open_groups
+                # Born with the class its state gives it: Collapsible adds "-collapsed" on
+                # mount otherwise, and each such change restyles the group's whole subtree
+                # (seconds, over an order form's nested groups).
                 with Collapsible(
-                    title=spec.name, collapsed=not open_, id=widget_id(spec.path) + "-group"
+                    title=spec.name,
+                    collapsed=not open_,
+                    id=widget_id(spec.path) + "-group",
+                    classes="" if open_ else "-collapsed",
                 ):
                     yield from self._compose_specs(spec.children)
             else:

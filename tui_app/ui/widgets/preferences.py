@@ -1,0 +1,69 @@
+"""The Settings area's preferences: the theme and the masking default. Unlike the
+environments, which are a draft until saved, each applies and is saved at once."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, Select, Static, Switch
+
+
+def _mask_words(mask: bool) -> str:
+    return f"Mask personal data by default: {'on' if mask else 'off'}"
+
+
+class Preferences(Vertical):
+    DEFAULT_CSS = "Preferences { height: auto; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static("[b]Preferences[/b]", classes="settings-title")
+        yield Label("Theme (applies and is saved at once)", classes="set-pref-label")
+        yield Select(
+            [(name, name) for name in sorted(self.app.available_themes)],
+            id="theme",
+            allow_blank=False,
+            value=self.app.theme,
+        )
+        with Horizontal(id="mask-row"):
+            yield Switch(value=self.app.config.mask_pii, id="mask-pii")
+            yield Label(_mask_words(self.app.config.mask_pii), id="mask-label")
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_shown, init=False)
+
+    @property
+    def mask_pii(self) -> bool:
+        return self.query_one("#mask-pii", Switch).value
+
+    def focus_theme(self) -> None:
+        self.query_one("#theme", Select).focus()
+
+    def toggle_mask(self) -> None:
+        switch = self.query_one("#mask-pii", Switch)
+        switch.toggle()
+        switch.scroll_visible()
+
+    def _theme_shown(self, theme: str) -> None:
+        """The theme chosen elsewhere (the command palette) shows here too."""
+        select = self.query_one("#theme", Select)
+        if select.value != theme:
+            with select.prevent(Select.Changed):
+                select.value = theme
+
+    @on(Select.Changed, "#theme")
+    def _theme_chosen(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.value is not Select.NULL and event.value != self.app.theme:
+            self.app.theme = str(event.value)  # the app saves the choice
+
+    @on(Switch.Changed, "#mask-pii")
+    def _mask_changed(self, event: Switch.Changed) -> None:
+        event.stop()
+        mask = event.value
+        self.query_one("#mask-label", Label).update(_mask_words(mask))
+        self.app.reveal_pii = not mask
+        config = self.app.config
+        if config.mask_pii != mask or "mask_pii" not in config.model_fields_set:
+            self.app.save_settings(config.model_copy(update={"mask_pii": mask}))
+        self.notify("Personal data masked by default" if mask else "Personal data shown by default")
