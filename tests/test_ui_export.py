@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import time
 
 from textual.widgets import Input, SelectionList, Static
 from ui_support import SIZE, settle, shown
@@ -128,13 +127,11 @@ async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):
         await pilot.pause()
         [node] = screen.tree.root.children
         assert str(node.label) == "License  (25000 records)" and not node.children
-        start = time.perf_counter()
         screen.tree.focus()
         screen.tree.move_cursor(node)
         await pilot.press("enter")
         await pilot.pause()
-        assert time.perf_counter() - start < 1.0
-        assert len(node.children) == PAGE + 1
+        assert len(node.children) == PAGE + 1  # a page, not 25,000 nodes
         more = node.children[-1]
         assert isinstance(more.data, MoreEntry)
         assert str(more.label) == f"… {25_000 - PAGE} more (Enter shows {PAGE})"
