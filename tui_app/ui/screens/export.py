@@ -210,5 +210,12 @@ class ExportScreen(AreaScreen):
             self.notify("Fetch an export first (F5).", severity="warning")
             return
         kind, key = self.fetched
+        typed = self.query_one("#export-key", Input).value.strip()
+        if (self.kind, typed) != (kind, key):
+            # The fields name another profile than the one fetched: say which F7 means.
+            self.notify(f"F7 edits the profile fetched ({kind} {key}); the fields now say "
+                        f"{self.kind} {typed or '(no key)'}: fetch it first (F5).",
+                        title="Not opened", severity="warning")
+            return
         await self.app.switch_mode("profiles")
         self.app.screen.open_profile(kind, key)

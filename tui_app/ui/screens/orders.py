@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     DataTable,
@@ -85,8 +86,13 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
     return text
 
 
+RESULT_HINT = "Fill the order and press F5 to submit."
+DETAIL_HINT = "Select an order to see its notes and fees."
+
+
 class OrdersScreen(AreaScreen):
     AREA = "Orders"
+    AUTO_FOCUS = "#ptype"
     BINDINGS = [
         Binding("f5", "submit", "Submit", id="orders.submit"),
         Binding("f6", "save_draft", "Save draft", id="orders.save_draft"),
@@ -100,6 +106,8 @@ class OrdersScreen(AreaScreen):
         super().__init__()
         self.book = OrderBook()
         self.ptype, self.ftype = "I", "A"
+        self.shown: dict[str, str | None] = {"order-result": None, "tracked-detail": None}
+        """The order each side panel shows, so a newer status replaces what it says."""
 
     def compose_body(self) -> ComposeResult:
         with TabbedContent(id="order-tabs", initial="file"):
@@ -117,15 +125,13 @@ class OrdersScreen(AreaScreen):
                 with Horizontal(id="order-main"):
                     yield Vertical(id="order-form-box")
                     with VerticalScroll(id="order-result-box"):
-                        yield Static("Fill the order and press F5 to submit.",
-                                     id="order-result")
+                        yield Static(RESULT_HINT, id="order-result")
             with TabPane("Tracking", id="tracking"):
                 yield Input(placeholder="look up any order by its client order number ⏎",
                             id="lookup")
                 yield DataTable(id="tracked", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="tracked-detail-box"):
-                    yield Static("Select an order to see its notes and fees.",
-                                 id="tracked-detail")
+                    yield Static(DETAIL_HINT, id="tracked-detail")
 
     async def on_mount(self) -> None:
         table = self.query_one("#tracked", DataTable)
@@ -133,7 +139,30 @@ class OrdersScreen(AreaScreen):
                           "Fees", "Last checked")
         await self._rebuild_form()
         self.set_interval(REFRESH_EVERY, self._tick)
+        self.watch(self.app, "env_name", self._env_changed, init=False)
         self._fill_tracking()
+
+    def _env_changed(self) -> None:
+        """The orders of the old environment are not this one's."""
+        self._show("order-result", None, RESULT_HINT)
+        self._show("tracked-detail", None, DETAIL_HINT)
+        self._fill_tracking()
+
+    def _show(self, panel: str, num: str | None, content: Text | str) -> None:
+        self.shown[panel] = num
+        self.query_one("#" + panel, Static).update(content)
+
+    def _latest(self, response: OrderResponse, updated: bool = False) -> None:
+        """A newer answer about an order: every panel showing that order says it."""
+        num = response.order.orderDetails.clientOrderNum
+        for panel, shown in self.shown.items():
+            if shown == num:
+                self._show(panel, num, render_order(response, self.app.reveal_pii, updated))
+
+    def field_home(self, field: Widget) -> Widget | None:
+        if self.query_one("#tracking", TabPane) in field.ancestors:
+            return self.query_one("#tracked")
+        return super().field_home(field)
 
     # --- the form ---
 
@@ -176,7 +205,10 @@ class OrdersScreen(AreaScreen):
                 select.value = value
         self.query_one("#order-tabs", TabbedContent).active = "file"
         await self._rebuild_form(values)
-        self.form.focus_first_error()
+        # The panel told of the last order sent; this form is another one.
+        self._show("order-result", None, RESULT_HINT)
+        if not self.form.focus_first_error():
+            self.form.focus_first_field()
 
     # --- submitting ---
 
@@ -213,8 +245,7 @@ class OrdersScreen(AreaScreen):
             self.notify(exc.message, title="Order not sent", severity="error")
             return
         self.book.record(self.app.env_name, response)
-        self.query_one("#order-result", Static).update(
-            render_order(response, self.app.reveal_pii, updated=existed))
+        self._show("order-result", num, render_order(response, self.app.reveal_pii, existed))
         self._fill_tracking()
         details = response.order.orderDetails
         verb = "updated" if details.updated or existed else "filed"
@@ -277,6 +308,11 @@ class OrdersScreen(AreaScreen):
 
     def action_tab(self, tab: str) -> None:
         self.query_one("#order-tabs", TabbedContent).active = tab
+        # Focus follows into the tab: left in the hidden one, it would switch straight back.
+        if tab == "file":
+            self.form.focus_first_field()
+        else:
+            self.query_one("#tracked").focus()
 
     def action_refresh(self) -> None:
         self.refresh_tracking()
@@ -295,7 +331,9 @@ class OrdersScreen(AreaScreen):
         try:
             client = await self.app.client()
             for order in pending:
-                self.book.update(env, await client.order_status(order.client_order_num))
+                response = await client.order_status(order.client_order_num)
+                self.book.update(env, response)
+                self._latest(response)
         except ClientError as exc:
             self.app.service_state = f"○ {exc.message}"
         self._fill_tracking()
@@ -325,14 +363,14 @@ class OrdersScreen(AreaScreen):
 
     @work(exclusive=True, group="lookup")
     async def look_up(self, num: str) -> None:
-        detail = self.query_one("#tracked-detail", Static)
         try:
             client = await self.app.client()
             response = await client.order_status(num)
         except ClientError as exc:
-            detail.update(Text(f"Order {num}: {exc.message}"))
+            self._show("tracked-detail", None, Text(f"Order {num}: {exc.message}"))
             return
         if self.book.knows(self.app.env_name, num):
             self.book.update(self.app.env_name, response)
             self._fill_tracking()
-        detail.update(render_order(response, self.app.reveal_pii))
+        self.shown["tracked-detail"] = num
+        self._latest(response)

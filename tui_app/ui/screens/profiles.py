@@ -73,6 +73,7 @@ def render_result(result: ImportResult) -> Text:
 
 class ProfilesScreen(AreaScreen):
     AREA = "Profiles"
+    AUTO_FOCUS = "#profile-kind"
     BINDINGS = [
         Binding("f2", "open", "Open", id="profiles.open"),
         Binding("f3", "new", "New", id="profiles.new"),
@@ -301,6 +302,7 @@ class ProfilesScreen(AreaScreen):
     async def action_new(self) -> None:
         if await self._may_replace():
             await self.show_profile(self.editor.kind, {})
+            self.editor.form.focus_first_field()
 
     # --- files ---
 
