@@ -16,6 +16,7 @@ from datetime import date
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 SCENE_DAY = date(2026, 11, 21)
 SIZE = (120, 40)
@@ -28,7 +29,12 @@ async def settle(pilot: Pilot) -> None:
     latency figure, a blinking cursor)."""
     await pilot.pause()
     await pilot.app.client()  # the connection opens shortly after the first frame
-    await pilot.app.workers.wait_for_complete()
+    for _ in range(10):  # a periodic refresh replaced by a newer one is no failure
+        try:
+            await pilot.app.workers.wait_for_complete()
+            break
+        except WorkerCancelled:
+            await pilot.pause()
     await pilot.pause()
     pilot.app.service_state = "● online"
     for widget in pilot.app.screen.query("Input, TextArea"):
