@@ -254,3 +254,43 @@ async def test_an_empty_record_table_says_none(ui_app):
         await settle(app, pilot)
         table = app.screen.query_one("#actions-table", DataTable)
         assert table.row_count == 1 and table.get_row_at(0)[0].plain == "none"
+
+
+# --- smaller ones -------------------------------------------------------------------------
+
+
+async def save_as(app, pilot, path) -> str:
+    """F6, the path typed into the dialog, Enter: the notification that follows."""
+    app.clear_notifications()
+    await pilot.press("f6")
+    await pilot.pause()
+    await pilot.pause()
+    app.screen.query_one("#path-input", Input).value = str(path)
+    await pilot.press("enter")
+    await settle(app, pilot)
+    return " ".join(str(n.message) for n in app._notifications)
+
+
+async def test_export_files_and_f7_say_plainly_what_they_do(ui_app, tmp_path):
+    from tui_app.ui.scenes import DEMO_AGENT
+
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await (await app.client()).import_agent(DEMO_AGENT)
+        await area(app, pilot, "5")
+        app.screen.query_one("#export-key", Input).value = DEMO_AGENT["ProfileKey"]
+        await pilot.press("f5")
+        await settle(app, pilot)
+        said = await save_as(app, pilot, tmp_path / "missing" / "out.csv")
+        assert "the folder" in said and "does not exist" in said and "Errno" not in said
+        said = await save_as(app, pilot, tmp_path / "out.csv")
+        assert "No file for the empty data sets: " in said and "Ce" in said
+        assert not (tmp_path / "out-Ce.csv").exists()
+        # F7 edits the profile fetched: not another one the fields name now.
+        app.screen.query_one("#export-key", Input).value = "SRP"
+        app.clear_notifications()
+        await pilot.press("f7")
+        await settle(app, pilot)
+        assert app.current_mode == "export"
+        assert "fetch it first" in " ".join(str(n.message) for n in app._notifications)

@@ -1,4 +1,5 @@
-"""Small modal dialogs: a yes/no question and a file path prompt."""
+"""Small modal dialogs: a yes/no question and a file path prompt, and the words for a
+file that cannot be read or written."""
 
 from __future__ import annotations
 
@@ -66,3 +67,12 @@ class PathScreen(ModalScreen[Path | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def file_problem(path: Path, exc: OSError | ValueError) -> str:
+    """Why ``path`` could not be used, in words (not ``[Errno 2] ...``)."""
+    if isinstance(exc, FileNotFoundError) and not path.parent.is_dir():
+        return f"Cannot use {path}: the folder {path.parent} does not exist."
+    if isinstance(exc, OSError):
+        return f"Cannot use {exc.filename or path}: {(exc.strerror or str(exc)).lower()}."
+    return f"Cannot use {path}: {exc}"

@@ -28,7 +28,7 @@ from tui_app.contract.order import Order, OrderResponse
 from tui_app.tracking import OrderBook
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem
 from tui_app.ui.widgets.model_form import ModelForm
 
 PRODUCER_TYPES = [("Individual", "I"), ("Agency", "A")]
@@ -278,7 +278,7 @@ class OrdersScreen(AreaScreen):
             else:
                 path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         except (OSError, ValueError) as exc:
-            self.notify(f"Cannot save {path}: {exc}", severity="error")
+            self.notify(file_problem(path, exc), severity="error")
             return
         self.notify(f"Draft saved to {path}")
 
@@ -299,7 +299,7 @@ class OrdersScreen(AreaScreen):
             if not isinstance(values, dict):
                 raise ValueError("a draft is an object with tlq and data")
         except (OSError, ValueError) as exc:
-            self.notify(f"Cannot load {path}: {exc}", severity="error")
+            self.notify(file_problem(path, exc), severity="error")
             return
         await self.prefill(values)
         self.notify(f"Draft loaded from {path}")

@@ -29,7 +29,7 @@ from tui_app.export_files import profile_line, profile_xml, read_profile
 from tui_app.pii import mask_tree
 from tui_app.ui.fields import check
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem
 from tui_app.ui.widgets.model_form import widget_id
 from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
 
@@ -339,7 +339,7 @@ class ProfilesScreen(AreaScreen):
         try:
             path.write_bytes(content)
         except OSError as exc:
-            self.notify(f"Cannot save {path}: {exc}", severity="error")
+            self.notify(file_problem(path, exc), severity="error")
             return
         self.baseline = data
         self.notify(f"Saved to {path}{note}")
@@ -354,7 +354,7 @@ class ProfilesScreen(AreaScreen):
         try:
             kind, data = read_profile(path)
         except (OSError, ValueError) as exc:
-            self.notify(f"Cannot load {path}: {exc}", severity="error")
+            self.notify(file_problem(path, exc), severity="error")
             return
         if not await self._may_replace():
             return
