@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 from collections.abc import Iterable
 from datetime import date
 from functools import partial
@@ -176,6 +177,7 @@ class ProducerApp(App[None]):
         from tui_app.client.factory import connect
 
         try:
+            await self._ask_missing_secret()
             self.connection = await connect(self.env, today=self.fixed_today)
         except (ConfigError, ClientError, OSError) as exc:
             self._connect_error = exc
@@ -185,6 +187,24 @@ class ProducerApp(App[None]):
             self._connected.set()
         if self.connection is not None:
             await self.check_health()
+
+    async def _ask_missing_secret(self) -> None:
+        """A secret variable unset at start need not mean a restart: the user may type the
+        secret, masked, for this run. It goes into this process's environment, where the
+        config reads it (and a bulk worker started from here finds it), never into a file."""
+        name = self.env.auth.secret_env
+        if self.env.embedded or name is None:
+            return
+        try:
+            self.env.auth.secret()
+        except ConfigError as exc:
+            from tui_app.ui.screens.dialogs import SecretScreen
+
+            value = await self.push_screen_wait(SecretScreen(
+                f"{exc}. Type the {self.env.auth.type} secret of environment "
+                f"{self.env_name} to connect now:"))
+            if value:
+                os.environ[name] = value
 
     async def switch_environment(self, name: str, env: Environment) -> None:
         """Use another environment: close the current connection, open the new one."""

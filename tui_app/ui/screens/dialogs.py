@@ -69,6 +69,31 @@ class PathScreen(ModalScreen[Path | None]):
         self.dismiss(None)
 
 
+class SecretScreen(ModalScreen[str | None]):
+    """Ask for a secret whose variable is unset, masked; Enter uses it, Esc goes on
+    without. The caller keeps it for this run of the app only: it is never saved."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="secret.cancel")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question, classes="dialog-text")
+            yield Input(id="secret-input", password=True, placeholder="paste it here")
+            yield Static("Enter uses it until you quit (it is not saved); Esc goes on "
+                         "without it.", classes="hint")
+
+    @on(Input.Submitted)
+    def _accept(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 def file_problem(path: Path, exc: OSError | ValueError) -> str:
     """Why ``path`` could not be used, in words (not ``[Errno 2] ...``)."""
     if isinstance(exc, FileNotFoundError) and not path.parent.is_dir():
