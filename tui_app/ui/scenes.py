@@ -265,9 +265,12 @@ async def save_screenshots(out: Path, names: list[str] | None = None) -> list[Pa
     out.mkdir(parents=True, exist_ok=True)
     saved: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="producer-tui-shots-") as tmp:
-        old = {k: os.environ.get(k) for k in ("PRODUCER_TUI_CONFIG", "PRODUCER_TUI_DATA")}
+        old = {k: os.environ.get(k)
+               for k in ("PRODUCER_TUI_CONFIG", "PRODUCER_TUI_DATA", "COLORTERM")}
         os.environ["PRODUCER_TUI_CONFIG"] = str(Path(tmp) / "config.toml")
         os.environ["PRODUCER_TUI_DATA"] = str(Path(tmp) / "data")
+        # The pictures show the default theme, whatever terminal runs the command.
+        os.environ["COLORTERM"] = "truecolor"
         try:
             for name in names or list(SCENES):
                 app = ProducerApp(default_config(), today=SCENE_DAY)
