@@ -39,6 +39,9 @@ async def settle(pilot: Pilot) -> None:
     pilot.app.service_state = "● online"
     for widget in pilot.app.screen.query("Input, TextArea"):
         widget.cursor_blink = False
+    # Focus moved to a field scrolls it into view with an animation: the picture is of
+    # where it ends, not of a frame on the way.
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
 
