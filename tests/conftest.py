@@ -24,6 +24,15 @@ def config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def truecolour_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests see a truecolour terminal whatever runs them (TERM=xterm alone means 16
+    colours, where the app picks its ansi theme): pictures do not change with the CI's
+    terminal. Tests of the 16-colour case set it themselves."""
+    monkeypatch.setenv("COLORTERM", "truecolor")
+    monkeypatch.delenv("TEXTUAL_COLOR_SYSTEM", raising=False)
+
+
 UI_TODAY = SCENE_DAY
 """The date UI tests run on: the embedded sandbox is seeded for it, and licenses are
 judged against it, so screens and snapshots do not change with the calendar."""

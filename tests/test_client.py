@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
+import time
 from collections.abc import Callable
 
 import httpx
@@ -380,9 +383,49 @@ async def test_connection_refused_is_unavailable_after_retries_even_for_post():
 async def test_read_timeout_of_a_post_is_not_retried():
     rec = Recorder(httpx.ReadTimeout("slow"))
     async with make_client(rec) as client:
-        with pytest.raises(Unavailable, match="did not answer within 30 s"):
+        with pytest.raises(Unavailable, match="registry.example.test:443 did not answer within"):
             await client.submit_order(ORDER)
     assert len(rec.requests) == 1
+
+
+@pytest.fixture
+async def silent_server():
+    """A local server that accepts connections and never answers: (host, port)."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def accept(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+
+    server = await asyncio.start_server(accept, "127.0.0.1", 0)
+    yield server.sockets[0].getsockname()[:2]
+    server.close()
+    for writer in held:
+        writer.close()
+
+
+async def test_a_silent_server_gets_one_deadline_for_the_whole_operation(silent_server):
+    host, port = silent_server
+    urls = {group: f"http://{host}:{port}" for group in URLS}
+    log: list[RequestLog] = []
+    client = RegistryClient(urls, timeout=0.6, on_request=log.append,
+                            retry=RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.01))
+    started = time.monotonic()
+    async with client:
+        with pytest.raises(Unavailable) as failure:
+            await client.get_agent(19000001)  # a GET: retried while time is left
+    took = time.monotonic() - started
+    # The attempts share the one deadline: 0.6 s in all, where each had 0.6 s before.
+    assert len(log) >= 1 and sum(entry.elapsed_ms for entry in log) < 1200
+    said = float(re.search(r"within ([\d.]+) s", failure.value.message).group(1))
+    assert 0.5 <= said <= took + 0.05  # the message tells the time it really took
+    assert f"{host}:{port} did not answer" in failure.value.message
+
+
+async def test_an_unreachable_service_is_named_with_its_port():
+    rec = Recorder(httpx.ConnectError("refused"))
+    async with make_client(rec) as client:
+        with pytest.raises(Unavailable, match=r"cannot reach registry\.example\.test:443"):
+            await client.get_agent(19000001)
 
 
 async def test_read_timeout_of_a_get_is_retried_then_succeeds():

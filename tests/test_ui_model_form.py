@@ -6,8 +6,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from tui_app.contract.order import Order
-from tui_app.contract.profile import AgencyRecord
-from tui_app.ui.fields import describe, flatten
+from tui_app.contract.profile import AgencyRecord, AgentRecord
+from tui_app.ui.fields import check, describe, flatten
 from tui_app.ui.widgets.model_form import ModelForm
 
 FULL_ORDER = {
@@ -122,3 +122,15 @@ async def test_a_character_xml_cannot_carry_is_flagged_on_its_field():
         assert "data.lastName" in app.form.warning_paths()
         line = app.form.query_one("#f-data--lastName-error")
         assert "a character XML cannot carry ('\\x01')" in str(line.render())
+
+
+def test_agency_status_is_a_picker_like_agent_emp_status():
+    """Both take 7040 (Active) or 7041 (InActive): neither is a free number to type."""
+    specs = {s.path: s for model in (AgentRecord, AgencyRecord) for s in flatten(describe(model))}
+    for path in ("Demographic.EmpStatus", "Demographic.Status"):
+        assert specs[path].kind == "choice" and specs[path].choices == ("7040", "7041")
+    assert specs["Demographic.Status"].labels == ("7040 — Active", "7041 — InActive")
+    record, errors = check(AgencyRecord, {
+        "ProfileKey": "A-1", "Tin": "000000001",
+        "Demographic": {"FirmName": "Sample", "Status": "7041"}}, {"format": "xml"})
+    assert errors == [] and record.Demographic.Status == 7041  # written as the spec's integer

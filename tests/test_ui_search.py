@@ -155,7 +155,7 @@ async def test_agencies_offer_every_search_type_of_the_enum(ui_app):
         await settle(app, pilot)
         table = app.screen.query_one("#results", DataTable)
         assert table.get_row_at(0)[1].plain == "Sample Risk Partners LLC"
-        assert table.get_row_at(0)[2].plain == "**-***0001"
+        assert table.get_row_at(0)[3].plain == "**-***0001"  # NPN, firm, state, FEIN
 
 
 async def test_firm_search_by_ssn_sends_the_tax_id_in_firm_fein(ui_app):

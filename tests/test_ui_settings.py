@@ -3,6 +3,7 @@ and masking. The config file is the one the autouse fixture points at a temporar
 
 from __future__ import annotations
 
+import os
 import tomllib
 
 import pytest
@@ -12,7 +13,7 @@ from ui_support import SIZE
 
 from tui_app.config import Auth, Environment, config_path, default_config, load_config, save_config
 from tui_app.ui.app import ProducerApp
-from tui_app.ui.screens.dialogs import ConfirmScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, SecretScreen
 from tui_app.ui.screens.settings import SettingsScreen
 
 STAGING_URL = "https://staging.example.com"
@@ -217,6 +218,10 @@ async def test_set_active_saves_and_reconnects(monkeypatch: pytest.MonkeyPatch) 
         )
         await pilot.press("s")
         await pilot.pause()
+        await pilot.pause()
+        # The token may be typed for this run; Esc goes on without it.
+        assert isinstance(app.screen, SecretScreen)
+        await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert load_config().active == "staging"
@@ -316,3 +321,29 @@ def test_settings_screen_with_a_live_error(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(ProducerApp(load_config()), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_token_unset_at_start_can_be_typed_for_this_run(monkeypatch) -> None:
+    monkeypatch.setenv("REGISTRY_TOKEN", "restored-after-the-test")
+    monkeypatch.delenv("REGISTRY_TOKEN")
+    save_config(default_config().model_copy(update={
+        "active": "closed",
+        "environments": {"closed": Environment(  # a refused port: never the network
+            base_url="http://127.0.0.1:9", auth=Auth(type="bearer", token_env="REGISTRY_TOKEN"))},
+    }))
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(20):  # the connection opens just after the first frame
+            await pilot.pause(0.05)
+            if isinstance(app.screen, SecretScreen):
+                break
+        assert isinstance(app.screen, SecretScreen)
+        assert "REGISTRY_TOKEN is not set" in str(app.screen.query_one(".dialog-text").render())
+        box = app.screen.query_one("#secret-input", Input)
+        assert box.password  # masked as typed
+        await pilot.press(*"tok-123", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.connection is not None  # connected with it, no restart
+        assert os.environ["REGISTRY_TOKEN"] == "tok-123"
+    assert "tok-123" not in config_path().read_text(encoding="utf-8")  # never saved

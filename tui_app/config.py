@@ -187,11 +187,16 @@ class Auth(_Model):
             raise ValueError(f"{', '.join(extra)} does not apply to type {self.type}")
         return self
 
+    @property
+    def secret_env(self) -> str | None:
+        """The environment variable that holds this scheme's secret (none for type none)."""
+        return getattr(self, AUTH_REQUIRED[self.type][-1]) if self.type != "none" else None
+
     def secret(self) -> str:
         """The secret this scheme needs: from its environment variable, else the keyring."""
-        if self.type == "none":
+        name = self.secret_env
+        if name is None:
             raise ConfigError("auth type none has no secret")
-        name = getattr(self, AUTH_REQUIRED[self.type][-1])
         if value := os.environ.get(name):
             return value
         if self.keyring_service is None:

@@ -40,9 +40,10 @@ RecordType = type[Record]
 
 def save_export(response: ExportResponse, path: Path) -> list[Path]:
     """Write an export to ``path``: one JSON document when it ends in ``.json``; for
-    ``.csv``, one file per data set beside it, named ``<stem>-<data set>.csv``. Returns the
-    files written, each 0600 (an export holds personal data); raises ``ValueError`` for
-    another suffix."""
+    ``.csv``, one file per data set that has records, beside it, named
+    ``<stem>-<data set>.csv`` (a 0-byte file for an empty one would look like a failed
+    write). Returns the files written, each 0600 (an export holds personal data); raises
+    ``ValueError`` for another suffix."""
     suffix = path.suffix.lower()
     if suffix == ".json":
         with open_private(path, "w", encoding="utf-8") as file:
@@ -52,6 +53,7 @@ def save_export(response: ExportResponse, path: Path) -> list[Path]:
         return [
             write_csv(path.with_name(f"{path.stem}-{ds.name}.csv"), ds.records)
             for ds in response.dataSets or []
+            if ds.records
         ]
     raise ValueError("name a .json file, or a .csv file for one CSV per data set")
 

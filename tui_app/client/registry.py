@@ -326,28 +326,44 @@ class RegistryClient:
         content = None
         if body is not None:
             content, headers["Content-Type"] = body
+        # One deadline for the whole operation, retries and their waits included: the
+        # user waits ``timeout`` seconds at most, not that much per attempt.
+        begun = time.monotonic()
+        deadline = begun + self.timeout
         attempt = 0
         while True:
             attempt += 1
             try:
-                response = await self._send(method, url, headers, params, content, attempt)
+                response = await self._send(
+                    method, url, headers, params, content, attempt, begun, deadline)
             except _Retryable as failure:
-                if (safe or failure.unsent) and attempt < self._retry.attempts:
-                    await self._sleep(self._retry.backoff(attempt))
+                wait = self._retry.backoff(attempt)
+                if ((safe or failure.unsent) and attempt < self._retry.attempts
+                        and wait < deadline - time.monotonic()):
+                    await self._sleep(wait)
                     continue
                 raise failure.error from None
             if _should_retry(response.status_code, safe) and attempt < self._retry.attempts:
                 wait = retry_after(response)
-                if wait is None or wait <= self._retry.max_retry_after:
-                    await self._sleep(wait if wait is not None else self._retry.backoff(attempt))
+                if wait is None:
+                    wait = self._retry.backoff(attempt)
+                if wait <= self._retry.max_retry_after and wait < deadline - time.monotonic():
+                    await self._sleep(wait)
                     continue
             return _decode(response, model)
 
-    async def _send(self, method, url, headers, params, content, attempt) -> httpx.Response:
+    async def _send(
+        self, method, url, headers, params, content, attempt,
+        begun: float | None = None, deadline: float | None = None,
+    ) -> httpx.Response:
         start = time.perf_counter()
+        begun = time.monotonic() if begun is None else begun
+        deadline = begun + self.timeout if deadline is None else deadline
+        left = max(deadline - time.monotonic(), 0.001)
+        timeout = httpx.Timeout(left, connect=min(left, 10.0))
         try:
             response = await self._http.request(
-                method, url, headers=headers, params=params, content=content
+                method, url, headers=headers, params=params, content=content, timeout=timeout
             )
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             # The connection was never made, so nothing was received: any method may retry.
@@ -355,13 +371,15 @@ class RegistryClient:
             raise _Retryable(Unavailable(_unreachable(url, exc)), unsent=True) from None
         except httpx.TimeoutException:
             self._log(method, url, None, start, attempt, "timed out")
+            waited = time.monotonic() - begun  # the true time, every attempt included
             raise _Retryable(
-                Unavailable(f"{_host(url)} did not answer within {self.timeout:g} s"), unsent=False
+                Unavailable(f"{_where(url)} did not answer within {_seconds(waited)}"),
+                unsent=False,
             ) from None
         except httpx.TransportError as exc:
             self._log(method, url, None, start, attempt, type(exc).__name__)
             raise _Retryable(
-                Unavailable(f"the connection to {_host(url)} failed ({type(exc).__name__})"),
+                Unavailable(f"the connection to {_where(url)} failed ({type(exc).__name__})"),
                 unsent=False,
             ) from None
         except ClientError:
@@ -494,8 +512,17 @@ def _auth_error(status: int) -> AuthError:
     return AuthError("the service refused this action for these credentials (403)", status)
 
 
-def _host(url: str) -> str:
-    return httpx.URL(url).host or url
+def _where(url: str) -> str:
+    """Host and port, so that a wrong port is seen in the message (``host:8765``)."""
+    parsed = httpx.URL(url)
+    if not parsed.host:
+        return url
+    port = parsed.port or {"https": 443, "http": 80}.get(parsed.scheme)
+    return f"{parsed.host}:{port}" if port else parsed.host
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
 
 
 def _unreachable(url: str, exc: Exception) -> str:
@@ -504,4 +531,4 @@ def _unreachable(url: str, exc: Exception) -> str:
         if isinstance(exc, httpx.ConnectTimeout)
         else "refused or unreachable"
     )
-    return f"cannot reach {_host(url)}: connection {reason}"
+    return f"cannot reach {_where(url)}: connection {reason}"

@@ -95,6 +95,14 @@ class Bounds:
 
 
 @dataclass(frozen=True)
+class Choices:
+    """The codes a field takes, with their words, where its type cannot say so (a number
+    from a fixed set): forms offer them as a picker, as they do a ``Literal``."""
+
+    words: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class Habit:
     """A habit of ours beyond the spec, attached to a field: never a refusal, only a
     warning shown on the field (``ok`` is false for a value that breaks the habit).

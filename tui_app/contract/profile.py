@@ -24,6 +24,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, mod
 from pydantic_core import PydanticCustomError
 
 from tui_app.contract.base import (
+    Choices,
     Habit,
     IsoDateTime,
     RecordModel,
@@ -231,7 +232,7 @@ class AgencyDemographic(RecordModel):
 
     DynamicData: Dynamic | None = None
     FirmName: Required
-    Status: Annotated[Int64, AfterValidator(_status_code)]
+    Status: Annotated[Int64, AfterValidator(_status_code), Choices(tuple(EMP_STATUS.items()))]
     """7040 = Active, 7041 = InActive."""
     OrganizationType: Int64 | None = None
     OrganizationDate: IsoDateTime | None = None

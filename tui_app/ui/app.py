@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 from collections.abc import Iterable
 from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import work
+from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -36,6 +38,14 @@ AREAS = {
     "watch": ("7", "Watch"),
 }
 HEALTH_EVERY = 15.0
+ANSI_THEMES = {True: "ansi-dark", False: "ansi-light"}
+"""Textual's themes in the terminal's own 16 colours, by darkness."""
+
+
+def limited_colours(color_system: str | None) -> bool:
+    """Whether the terminal shows 16 colours or fewer (Rich's reading of TERM and
+    COLORTERM): blended RGB shades collapse there, so hints vanish into their background."""
+    return color_system not in ("256", "truecolor")
 
 
 def _search_screen() -> Screen:
@@ -93,12 +103,15 @@ class ProducerApp(App[None]):
         "watch": _watch_screen,
     }
     DEFAULT_MODE = "search"
+    # Screens get the class -narrow below 100 columns: side panels stack (app.tcss).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [
         *(
             Binding(key, f"area('{mode}')", name, id=f"area.{mode}", show=False)
             for mode, (key, name) in AREAS.items()
         ),
-        Binding("question_mark,f1", "help", "Keys", id="help", key_display="?"),
+        # Shown by each screen's footer first (HELP_KEY), where a narrow one cannot cut it.
+        Binding("question_mark,f1", "help", "Keys", id="help", key_display="?", show=False),
         Binding("ctrl+r", "toggle_reveal", "Reveal PII", id="reveal", show=False),
         Binding("ctrl+q", "quit", "Quit", id="quit"),
     ]
@@ -129,10 +142,16 @@ class ProducerApp(App[None]):
         self._theme_problems: list[str] = []
         for theme in load_themes(self._theme_problems.append):
             self.register_theme(theme)
-        if config.theme and config.theme in self.available_themes:
-            self.theme = config.theme
-        elif "producer-dark" in self.available_themes:
-            self.theme = "producer-dark"
+        self.theme = self._start_theme(config.theme)
+
+    def _start_theme(self, chosen: str | None) -> str:
+        """The configured theme, unless the terminal has too few colours for it: then the
+        ansi theme of the same darkness (an ansi theme can also be chosen outright)."""
+        name = chosen if chosen in self.available_themes else "producer-dark"
+        if name in ANSI_THEMES.values() or not limited_colours(self.console.color_system):
+            return name
+        theme = self.get_theme(name)
+        return ANSI_THEMES[theme.dark if theme is not None else True]
 
     # --- start-up ---
 
@@ -166,6 +185,7 @@ class ProducerApp(App[None]):
         from tui_app.client.factory import connect
 
         try:
+            await self._ask_missing_secret()
             self.connection = await connect(self.env, today=self.fixed_today)
         except (ConfigError, ClientError, OSError) as exc:
             self._connect_error = exc
@@ -175,6 +195,24 @@ class ProducerApp(App[None]):
             self._connected.set()
         if self.connection is not None:
             await self.check_health()
+
+    async def _ask_missing_secret(self) -> None:
+        """A secret variable unset at start need not mean a restart: the user may type the
+        secret, masked, for this run. It goes into this process's environment, where the
+        config reads it (and a bulk worker started from here finds it), never into a file."""
+        name = self.env.auth.secret_env
+        if self.env.embedded or name is None:
+            return
+        try:
+            self.env.auth.secret()
+        except ConfigError as exc:
+            from tui_app.ui.screens.dialogs import SecretScreen
+
+            value = await self.push_screen_wait(SecretScreen(
+                f"{exc}. Type the {self.env.auth.type} secret of environment "
+                f"{self.env_name} to connect now:"))
+            if value:
+                os.environ[name] = value
 
     async def switch_environment(self, name: str, env: Environment) -> None:
         """Use another environment: close the current connection, open the new one."""
@@ -261,5 +299,31 @@ class ProducerApp(App[None]):
             self.action_toggle_reveal,
         )
         commands = getattr(screen, "commands", None)
-        if commands is not None:
-            yield from commands()
+        offered = list(commands()) if commands is not None else []
+        yield from offered
+        yield from self._binding_commands(screen, offered)
+
+    def _binding_commands(
+        self, screen: Screen, offered: list[SystemCommand]
+    ) -> Iterable[SystemCommand]:
+        """Every key of the screen is in the palette too: those the screen does not offer
+        in its own words are offered by their binding's description."""
+        done = {"help", "toggle_reveal", "area"}  # offered above, for every screen
+        for command in offered:
+            function = getattr(command.callback, "func", command.callback)
+            done.add(getattr(function, "__name__", "").removeprefix("action_"))
+        area = getattr(screen, "AREA", "") or type(screen).__name__.removesuffix("Screen")
+        for bindings in screen._bindings.key_to_bindings.values():
+            for binding in bindings:
+                namespace, name, params = parse_action(binding.action)
+                if name in done or not binding.description:
+                    continue
+                target = self if namespace == "app" else screen
+                if target.check_action(name, params) is False:
+                    continue
+                done.add(name if not params else binding.action)
+                yield SystemCommand(
+                    f"{area}: {binding.description}",
+                    f"key {self.get_key_display(binding)}",
+                    partial(screen.run_action, binding.action),
+                )

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from tui_app.contract.base import Bounds
+from tui_app.contract.base import Bounds, Choices
 from tui_app.contract.errors import FieldError, field_errors
 
 
@@ -139,7 +139,12 @@ def describe(
             specs.append(GroupSpec(path, name, children))
             continue
         origin = get_origin(core)
-        if origin is list:
+        codes = next((m for m in meta if isinstance(m, Choices)), None)
+        if codes is not None:
+            choices = tuple(code for code, _ in codes.words)
+            labels = tuple(f"{code} — {words}" for code, words in codes.words)
+            specs.append(FieldSpec(path, name, "choice", is_required, choices, labels))
+        elif origin is list:
             item, item_meta, _ = _unwrap(get_args(core)[0])
             if _is_model(item):
                 continue

@@ -16,6 +16,7 @@ from datetime import date
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 SCENE_DAY = date(2026, 11, 21)
 SIZE = (120, 40)
@@ -28,11 +29,19 @@ async def settle(pilot: Pilot) -> None:
     latency figure, a blinking cursor)."""
     await pilot.pause()
     await pilot.app.client()  # the connection opens shortly after the first frame
-    await pilot.app.workers.wait_for_complete()
+    for _ in range(10):  # a periodic refresh replaced by a newer one is no failure
+        try:
+            await pilot.app.workers.wait_for_complete()
+            break
+        except WorkerCancelled:
+            await pilot.pause()
     await pilot.pause()
     pilot.app.service_state = "● online"
     for widget in pilot.app.screen.query("Input, TextArea"):
         widget.cursor_blink = False
+    # Focus moved to a field scrolls it into view with an animation: the picture is of
+    # where it ends, not of a frame on the way.
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
 
@@ -283,9 +292,12 @@ async def save_screenshots(out: Path, names: list[str] | None = None) -> list[Pa
     out.mkdir(parents=True, exist_ok=True)
     saved: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="producer-tui-shots-") as tmp:
-        old = {k: os.environ.get(k) for k in ("PRODUCER_TUI_CONFIG", "PRODUCER_TUI_DATA")}
+        old = {k: os.environ.get(k)
+               for k in ("PRODUCER_TUI_CONFIG", "PRODUCER_TUI_DATA", "COLORTERM")}
         os.environ["PRODUCER_TUI_CONFIG"] = str(Path(tmp) / "config.toml")
         os.environ["PRODUCER_TUI_DATA"] = str(Path(tmp) / "data")
+        # The pictures show the default theme, whatever terminal runs the command.
+        os.environ["COLORTERM"] = "truecolor"
         try:
             for name in names or list(SCENES):
                 app = ProducerApp(default_config(), today=SCENE_DAY)

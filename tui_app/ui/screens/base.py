@@ -1,18 +1,28 @@
-"""Common frame of every area: the status bar on top, the footer below."""
+"""Common frame of every area: the status bar on top, the footer below, and the keyboard
+habits every area shares: Esc leaves a text field first and backs out second."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widget import Widget
+from textual.widgets import Footer, Input, TextArea
 
 from tui_app.ui.widgets.status_bar import StatusBar
 
+HELP_KEY = Binding("question_mark,f1", "app.help", "Keys", id="help", key_display="?")
+"""The app's help key, first in a screen's footer so that a narrow terminal keeps it."""
+TEXT_FIELDS = (Input, TextArea)
+"""Widgets that take printable keys: while one has focus, 1-6 and letters are typed."""
+
 
 class AreaScreen(Screen):
-    """An area of the app. Subclasses set ``AREA`` and implement ``compose_body``."""
+    """An area of the app. Subclasses set ``AREA`` (and ``AUTO_FOCUS``, the first useful
+    widget), implement ``compose_body``, and may refine ``field_home`` and ``back_out``."""
 
     AREA = ""
+    BINDINGS = [HELP_KEY, Binding("escape", "back", "Back", id="area.back", show=False)]
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.AREA)
@@ -21,3 +31,25 @@ class AreaScreen(Screen):
 
     def compose_body(self) -> ComposeResult:
         yield from ()
+
+    def action_back(self) -> None:
+        """Esc: out of the text field if in one (so the next key is a command again),
+        otherwise back out of whatever the area has open."""
+        focused = self.focused
+        if isinstance(focused, TEXT_FIELDS):
+            home = self.field_home(focused)
+            if home is not None:
+                home.focus()
+                return
+        self.back_out()
+
+    def field_home(self, field: Widget) -> Widget | None:
+        """Where focus goes when Esc leaves ``field``: the area's first useful widget."""
+        if self.AUTO_FOCUS:
+            found = self.query(self.AUTO_FOCUS)
+            if found:
+                return found.first()
+        return None
+
+    def back_out(self) -> None:
+        """The second Esc: close what the area has open. Nothing, by default."""

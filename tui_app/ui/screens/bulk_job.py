@@ -38,6 +38,7 @@ from tui_app.ui.bulk_words import (
     line_cells,
     outcome_words,
 )
+from tui_app.ui.screens.base import HELP_KEY
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -73,6 +74,7 @@ class BulkJobScreen(Screen):
     """Every line of one job with its outcome, a page at a time, filtered."""
 
     BINDINGS = [
+        HELP_KEY,
         Binding("escape", "app.pop_screen", "Back", id="bulk.back"),
         Binding("f5", "retry", "Retry retryable", id="bulk.retry"),
         Binding("f6", "save_report", "Save report", id="bulk.report"),

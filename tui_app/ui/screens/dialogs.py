@@ -1,4 +1,5 @@
-"""Small modal dialogs: a yes/no question and a file path prompt."""
+"""Small modal dialogs: a yes/no question and a file path prompt, and the words for a
+file that cannot be read or written."""
 
 from __future__ import annotations
 
@@ -66,3 +67,37 @@ class PathScreen(ModalScreen[Path | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class SecretScreen(ModalScreen[str | None]):
+    """Ask for a secret whose variable is unset, masked; Enter uses it, Esc goes on
+    without. The caller keeps it for this run of the app only: it is never saved."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="secret.cancel")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question, classes="dialog-text")
+            yield Input(id="secret-input", password=True, placeholder="paste it here")
+            yield Static("Enter uses it until you quit (it is not saved); Esc goes on "
+                         "without it.", classes="hint")
+
+    @on(Input.Submitted)
+    def _accept(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def file_problem(path: Path, exc: OSError | ValueError) -> str:
+    """Why ``path`` could not be used, in words (not ``[Errno 2] ...``)."""
+    if isinstance(exc, FileNotFoundError) and not path.parent.is_dir():
+        return f"Cannot use {path}: the folder {path.parent} does not exist."
+    if isinstance(exc, OSError):
+        return f"Cannot use {exc.filename or path}: {(exc.strerror or str(exc)).lower()}."
+    return f"Cannot use {path}: {exc}"

@@ -24,7 +24,7 @@ from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, Exp
 from tui_app.export_files import save_export
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import PathScreen
+from tui_app.ui.screens.dialogs import PathScreen, file_problem
 from tui_app.ui.widgets.export_tree import (
     PAGE,
     ExportTree,
@@ -199,10 +199,13 @@ class ExportScreen(AreaScreen):
             # A large export is written off the event loop, so the screen stays live.
             written = await asyncio.to_thread(save_export, self.result, path)
         except (OSError, ValueError) as exc:
-            self.notify(f"Cannot save {path}: {exc}", severity="error")
+            self.notify(file_problem(path, exc), title="Not saved", severity="error")
             return
         names = ", ".join(p.name for p in written[:3]) + (", …" if len(written) > 3 else "")
-        self.notify(f"Saved {len(written)} file(s) in {path.parent}: {names}")
+        empty = [ds.name for ds in self.result.dataSets or [] if not ds.records]
+        skipped = (f" No file for the empty data sets: {', '.join(empty)}."
+                   if empty and path.suffix.lower() == ".csv" else "")
+        self.notify(f"Saved {len(written)} file(s) in {path.parent}: {names}.{skipped}")
 
     @on(Button.Pressed, "#export-edit")
     async def action_edit(self) -> None:
@@ -210,5 +213,12 @@ class ExportScreen(AreaScreen):
             self.notify("Fetch an export first (F5).", severity="warning")
             return
         kind, key = self.fetched
+        typed = self.query_one("#export-key", Input).value.strip()
+        if (self.kind, typed) != (kind, key):
+            # The fields name another profile than the one fetched: say which F7 means.
+            self.notify(f"F7 edits the profile fetched ({kind} {key}); the fields now say "
+                        f"{self.kind} {typed or '(no key)'}: fetch it first (F5).",
+                        title="Not opened", severity="warning")
+            return
         await self.app.switch_mode("profiles")
         self.app.screen.open_profile(kind, key)

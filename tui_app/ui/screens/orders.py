@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     DataTable,
@@ -28,7 +29,7 @@ from tui_app.export_files import read_order_draft, save_order_draft
 from tui_app.tracking import OrderBook
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem
 from tui_app.ui.widgets.model_form import ModelForm
 
 PRODUCER_TYPES = [("Individual", "I"), ("Agency", "A")]
@@ -86,8 +87,13 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
     return text
 
 
+RESULT_HINT = "Fill the order and press F5 to submit."
+DETAIL_HINT = "Select an order to see its notes and fees."
+
+
 class OrdersScreen(AreaScreen):
     AREA = "Orders"
+    AUTO_FOCUS = "#ptype"
     BINDINGS = [
         Binding("f5", "submit", "Submit", id="orders.submit"),
         Binding("f6", "save_draft", "Save draft", id="orders.save_draft"),
@@ -101,6 +107,8 @@ class OrdersScreen(AreaScreen):
         super().__init__()
         self.book = OrderBook()
         self.ptype, self.ftype = "I", "A"
+        self.shown: dict[str, str | None] = {"order-result": None, "tracked-detail": None}
+        """The order each side panel shows, so a newer status replaces what it says."""
 
     def compose_body(self) -> ComposeResult:
         with TabbedContent(id="order-tabs", initial="file"):
@@ -118,15 +126,13 @@ class OrdersScreen(AreaScreen):
                 with Horizontal(id="order-main"):
                     yield Vertical(id="order-form-box")
                     with VerticalScroll(id="order-result-box"):
-                        yield Static("Fill the order and press F5 to submit.",
-                                     id="order-result")
+                        yield Static(RESULT_HINT, id="order-result")
             with TabPane("Tracking", id="tracking"):
                 yield Input(placeholder="look up any order by its client order number ⏎",
                             id="lookup")
                 yield DataTable(id="tracked", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="tracked-detail-box"):
-                    yield Static("Select an order to see its notes and fees.",
-                                 id="tracked-detail")
+                    yield Static(DETAIL_HINT, id="tracked-detail")
 
     async def on_mount(self) -> None:
         table = self.query_one("#tracked", DataTable)
@@ -134,7 +140,30 @@ class OrdersScreen(AreaScreen):
                           "Fees", "Last checked")
         await self._rebuild_form()
         self.set_interval(REFRESH_EVERY, self._tick)
+        self.watch(self.app, "env_name", self._env_changed, init=False)
         self._fill_tracking()
+
+    def _env_changed(self) -> None:
+        """The orders of the old environment are not this one's."""
+        self._show("order-result", None, RESULT_HINT)
+        self._show("tracked-detail", None, DETAIL_HINT)
+        self._fill_tracking()
+
+    def _show(self, panel: str, num: str | None, content: Text | str) -> None:
+        self.shown[panel] = num
+        self.query_one("#" + panel, Static).update(content)
+
+    def _latest(self, response: OrderResponse, updated: bool = False) -> None:
+        """A newer answer about an order: every panel showing that order says it."""
+        num = response.order.orderDetails.clientOrderNum
+        for panel, shown in self.shown.items():
+            if shown == num:
+                self._show(panel, num, render_order(response, self.app.reveal_pii, updated))
+
+    def field_home(self, field: Widget) -> Widget | None:
+        if self.query_one("#tracking", TabPane) in field.ancestors:
+            return self.query_one("#tracked")
+        return super().field_home(field)
 
     # --- the form ---
 
@@ -177,7 +206,10 @@ class OrdersScreen(AreaScreen):
                 select.value = value
         self.query_one("#order-tabs", TabbedContent).active = "file"
         await self._rebuild_form(values)
-        self.form.focus_first_error()
+        # The panel told of the last order sent; this form is another one.
+        self._show("order-result", None, RESULT_HINT)
+        if not self.form.focus_first_error():
+            self.form.focus_first_field()
 
     # --- submitting ---
 
@@ -214,8 +246,7 @@ class OrdersScreen(AreaScreen):
             self.notify(exc.message, title="Order not sent", severity="error")
             return
         self.book.record(self.app.env_name, response)
-        self.query_one("#order-result", Static).update(
-            render_order(response, self.app.reveal_pii, updated=existed))
+        self._show("order-result", num, render_order(response, self.app.reveal_pii, existed))
         self._fill_tracking()
         details = response.order.orderDetails
         verb = "updated" if details.updated or existed else "filed"
@@ -242,7 +273,7 @@ class OrdersScreen(AreaScreen):
         try:
             await asyncio.to_thread(save_order_draft, path, self.form.data())
         except (OSError, ValueError) as exc:
-            self.notify(f"Cannot save {path}: {exc}", severity="error")
+            self.notify(file_problem(path, exc), severity="error")
             return
         self.notify(f"Draft saved to {path}")
 
@@ -256,7 +287,7 @@ class OrdersScreen(AreaScreen):
         try:
             values = await asyncio.to_thread(read_order_draft, path)
         except (OSError, ValueError) as exc:
-            self.notify(f"Cannot load {path}: {exc}", severity="error")
+            self.notify(file_problem(path, exc), severity="error")
             return
         await self.prefill(values)
         self.notify(f"Draft loaded from {path}")
@@ -265,6 +296,11 @@ class OrdersScreen(AreaScreen):
 
     def action_tab(self, tab: str) -> None:
         self.query_one("#order-tabs", TabbedContent).active = tab
+        # Focus follows into the tab: left in the hidden one, it would switch straight back.
+        if tab == "file":
+            self.form.focus_first_field()
+        else:
+            self.query_one("#tracked").focus()
 
     def action_refresh(self) -> None:
         self.refresh_tracking()
@@ -284,7 +320,9 @@ class OrdersScreen(AreaScreen):
         try:
             client = await self.app.client()
             for order in pending:
-                self.book.update(env, await client.order_status(order.client_order_num))
+                response = await client.order_status(order.client_order_num)
+                self.book.update(env, response)
+                self._latest(response)
         except ClientError as exc:
             self.app.service_state = f"○ {exc.message}"
         self._fill_tracking()
@@ -314,14 +352,14 @@ class OrdersScreen(AreaScreen):
 
     @work(exclusive=True, group="lookup")
     async def look_up(self, num: str) -> None:
-        detail = self.query_one("#tracked-detail", Static)
         try:
             client = await self.app.client()
             response = await client.order_status(num)
         except ClientError as exc:
-            detail.update(Text(f"Order {num}: {exc.message}"))
+            self._show("tracked-detail", None, Text(f"Order {num}: {exc.message}"))
             return
         if self.book.knows(self.app.env_name, num):
             self.book.update(self.app.env_name, response)
             self._fill_tracking()
-        detail.update(render_order(response, self.app.reveal_pii))
+        self.shown["tracked-detail"] = num
+        self._latest(response)

@@ -27,7 +27,7 @@ from tui_app.export_files import profile_line, profile_xml, read_profile
 from tui_app.pii import mask_tree
 from tui_app.ui.fields import check
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem
 from tui_app.ui.widgets.model_form import widget_id
 from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
 from tui_app.wire.xml import readable_xml
@@ -55,6 +55,7 @@ def render_result(result: ImportResult) -> Text:
 
 class ProfilesScreen(AreaScreen):
     AREA = "Profiles"
+    AUTO_FOCUS = "#profile-kind"
     BINDINGS = [
         Binding("f2", "open", "Open", id="profiles.open"),
         Binding("f3", "new", "New", id="profiles.new"),
@@ -283,6 +284,7 @@ class ProfilesScreen(AreaScreen):
     async def action_new(self) -> None:
         if await self._may_replace():
             await self.show_profile(self.editor.kind, {})
+            self.editor.form.focus_first_field()
 
     # --- files ---
 
@@ -319,7 +321,7 @@ class ProfilesScreen(AreaScreen):
         try:
             path.write_bytes(content)
         except OSError as exc:
-            self.notify(f"Cannot save {path}: {exc}", severity="error")
+            self.notify(file_problem(path, exc), severity="error")
             return
         self.baseline = data
         self.notify(f"Saved to {path}{note}")
@@ -334,7 +336,7 @@ class ProfilesScreen(AreaScreen):
         try:
             kind, data = read_profile(path)
         except (OSError, ValueError) as exc:
-            self.notify(f"Cannot load {path}: {exc}", severity="error")
+            self.notify(file_problem(path, exc), severity="error")
             return
         if not await self._may_replace():
             return

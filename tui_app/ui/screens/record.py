@@ -39,6 +39,7 @@ from tui_app.contract.search import (
 )
 from tui_app.pii import PII_FIELDS, format_dob, format_fein, format_ssn, mask_value
 from tui_app.standing import license_standing
+from tui_app.ui.screens.base import HELP_KEY
 from tui_app.ui.widgets.status_bar import StatusBar
 
 TABS = (
@@ -142,6 +143,7 @@ def cell(value: object) -> Text:
 
 class RecordScreen(Screen):
     BINDINGS = [
+        HELP_KEY,
         Binding("escape", "app.pop_screen", "Back", id="record.back"),
         Binding("v", "app.toggle_reveal", "Reveal PII", id="record.reveal"),
         Binding("c", "copy_npn", "Copy NPN", id="record.copy"),
@@ -156,6 +158,8 @@ class RecordScreen(Screen):
         self.kind = kind
         self.npn = npn
         self.info: FullInfo | None = None
+        self.env_left: str | None = None
+        """The environment switched to since the record opened, if any."""
 
     def compose(self) -> ComposeResult:
         yield StatusBar("Search › Record")
@@ -231,7 +235,18 @@ class RecordScreen(Screen):
 
     def on_mount(self) -> None:
         self.watch(self.app, "reveal_pii", lambda _: self._render_info(), init=False)
+        self.watch(self.app, "env_name", self._env_changed, init=False)
         self.load()
+
+    def _env_changed(self, name: str) -> None:
+        """The record is the old environment's: it closes when the user comes back."""
+        self.env_left = name
+
+    def on_screen_resume(self) -> None:
+        if self.env_left:
+            self.app.pop_screen()
+            self.app.notify(f"The record of NPN {self.npn} was closed: it belonged to the "
+                            f"environment used before {self.env_left}.")
 
     @work(exclusive=True, group="record")
     async def load(self) -> None:
@@ -419,6 +434,9 @@ class RecordScreen(Screen):
             tables["organization"].add_row(
                 *map(cell, (org.Npn, org.Name, org.EntityType, org.Role, org.State, org.StartDate))
             )
+        for table in tables.values():
+            if not table.row_count:  # headers alone look like a table still loading
+                table.add_row(Text("none", style="italic"), *[""] * (len(table.columns) - 1))
 
     def _fill_more(self, info: FullInfo, reveal: bool) -> None:
         tree = self.query_one("#more-tree", Tree)

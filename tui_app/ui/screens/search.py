@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
+from textual.widget import Widget
 from textual.widgets import Button, DataTable, Input, Label, RadioButton, RadioSet, Select, Static
 
 from tui_app.client.errors import ClientError, InvalidInput, Rejected
@@ -37,7 +38,6 @@ class SearchScreen(AreaScreen):
     AUTO_FOCUS = "#kind"
     BINDINGS = [
         Binding("slash", "filter", "Filter rows", id="search.filter", key_display="/"),
-        Binding("escape", "back", "Back", id="search.back", show=False),
         Binding("f2", "focus_form", "Edit search", id="search.form"),
         Binding("f3", "focus_npn", "Open by NPN", id="search.npn"),
         Binding("f4", "focus_results", "Results", id="search.results"),
@@ -48,6 +48,8 @@ class SearchScreen(AreaScreen):
         self.kind = "agent"
         self.result_kind = "agent"
         self.rows: list[tuple[int | None, tuple[Text, ...]]] = []
+        self.more = ""
+        """Said after the count when the service cut the hits short."""
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="search-top"):
@@ -67,7 +69,11 @@ class SearchScreen(AreaScreen):
                 yield Label("Open by NPN")
                 with Horizontal():
                     yield Input(placeholder="NPN", id="npn", type="integer")
-                    yield Button("Open", id="open-npn")
+                    # Enter in the NPN field opens: the button is for the mouse, so Tab
+                    # goes from the NPN straight on to the search form.
+                    open_npn = Button("Open", id="open-npn")
+                    open_npn.can_focus = False
+                    yield open_npn
         with Horizontal(id="search-main"):
             with Vertical(id="form-column"):
                 yield Container(self._form(SearchKind.NAME), id="form-box")
@@ -79,6 +85,15 @@ class SearchScreen(AreaScreen):
 
     def on_mount(self) -> None:
         self.query_one("#filter").display = False
+        self.watch(self.app, "env_name", self._env_changed, init=False)
+
+    def _env_changed(self) -> None:
+        """Hits and records of the old environment do not belong under the new name."""
+        self.rows = []
+        self._clear_filter()
+        self.query_one("#results", DataTable).clear(columns=True)
+        self.query_one("#result-info", Static).update(
+            f"Environment changed to {self.app.env_name}: search again.")
 
     # --- the form follows the kind and the SearchType ---
 
@@ -171,7 +186,8 @@ class SearchScreen(AreaScreen):
         table = self.query_one("#results", DataTable)
         table.clear(columns=True)
         if isinstance(result, AgentSearchResponse):
-            table.add_columns("NPN", "Name", "SSN", "Resident", "Licensed in")
+            # NPN, name and state first: a narrow terminal still shows them.
+            table.add_columns("NPN", "Name", "Resident", "SSN", "Licensed in")
             hits = result.IndividualsSummaryInfo.Individuals
             self.rows = [
                 (
@@ -179,15 +195,15 @@ class SearchScreen(AreaScreen):
                     (
                         Text("" if h.Npn is None else str(h.Npn)),
                         Text(" ".join(p for p in (h.FirstName, h.MiddleName, h.LastName) if p)),
-                        Text(format_ssn(h.SsnLast4 or "")),
                         Text(h.ResidentState or ""),
+                        Text(format_ssn(h.SsnLast4 or "")),
                         Text(", ".join(h.LicenseStates)),
                     ),
                 )
                 for h in hits
             ]
         else:
-            table.add_columns("NPN", "Firm", "FEIN", "Domicile", "Licensed in")
+            table.add_columns("NPN", "Firm", "Domicile", "FEIN", "Licensed in")
             hits = result.NiprFirmsSummaryInfo.Firms
             self.rows = [
                 (
@@ -195,8 +211,8 @@ class SearchScreen(AreaScreen):
                     (
                         Text("" if h.Npn is None else str(h.Npn)),
                         Text(h.FirmName or ""),
-                        Text(format_fein(h.FeinLast4 or "")),
                         Text(h.ResidentState or ""),
+                        Text(format_fein(h.FeinLast4 or "")),
                         Text(", ".join(h.LicenseStates)),
                     ),
                 )
@@ -204,15 +220,10 @@ class SearchScreen(AreaScreen):
             ]
         self.result_kind = kind
         entity = result.AdditionalInfo.Entity if result.AdditionalInfo else None
-        more = " (more exist: narrow the search)" if entity and entity.Truncated else ""
-        self._fill(self.query_one("#filter", Input).value)
-        count = len(self.rows)
-        self.query_one("#result-info", Static).update(
-            f"{count} {'hit' if count == 1 else 'hits'}{more}. Enter opens the record; / filters."
-            if count
-            else "No producer matches this search."
-        )
-        if count:
+        self.more = " (more exist: narrow the search)" if entity and entity.Truncated else ""
+        # A new search shows all its hits: the old filter was for the old rows.
+        self._clear_filter()
+        if self.rows:
             table.focus()
 
     def _fill(self, needle: str) -> None:
@@ -222,6 +233,22 @@ class SearchScreen(AreaScreen):
         for index, (_, cells) in enumerate(self.rows):
             if not needle or any(needle in cell.plain.lower() for cell in cells):
                 table.add_row(*cells, key=str(index))
+        total, shown = len(self.rows), table.row_count
+        hits = f"{total} {'hit' if total == 1 else 'hits'}"
+        if not total:
+            info = "No producer matches this search."
+        elif needle:
+            info = f"{shown} of {total} shown (filter {needle!r}; Esc clears it)."
+        else:
+            info = f"{hits}{self.more}. Enter opens the record; / filters."
+        self.query_one("#result-info", Static).update(info)
+
+    def _clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = False
+        with box.prevent(Input.Changed):
+            box.value = ""
+        self._fill("")
 
     # --- filter, open, back ---
 
@@ -238,13 +265,16 @@ class SearchScreen(AreaScreen):
     def _filter_done(self) -> None:
         self.query_one("#results").focus()
 
-    def action_back(self) -> None:
-        box = self.query_one("#filter", Input)
-        if box.display:
-            box.value = ""
-            box.display = False
+    def field_home(self, field: Widget) -> Widget | None:
+        if field.id == "filter":
+            self._clear_filter()
+        return self.query_one("#results") if self.rows else super().field_home(field)
+
+    def back_out(self) -> None:
+        if self.query_one("#filter").display:
+            self._clear_filter()
             self.query_one("#results").focus()
-        elif self.focused is not None and self.focused.id != "results" and self.rows:
+        elif self.rows and self.focused is not self.query_one("#results"):
             self.query_one("#results").focus()
 
     def action_focus_form(self) -> None:

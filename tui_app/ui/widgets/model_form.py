@@ -155,6 +155,9 @@ class ModelForm(VerticalScroll, can_focus=False):
                         type="integer" if spec.kind == "int" else "text",
                         password=pii, classes="pii" if pii else None,
                         tooltip=spec.hint or None,
+                        # Tab into a field puts the cursor at its end: selecting it all
+                        # made the first key typed erase what was there.
+                        select_on_focus=False,
                     )
             yield Static("", classes="field-error", id=wid + "-error")
 
@@ -263,12 +266,20 @@ class ModelForm(VerticalScroll, can_focus=False):
     def focus_first_error(self) -> bool:
         """Move focus to the first invalid field, opening its group. False if none."""
         for path in self.error_paths():
-            for group in self._controls[path].ancestors:
-                if isinstance(group, Collapsible):
-                    group.collapsed = False
-            self._controls[path].focus()
+            self._focus(path)
             return True
         return False
+
+    def focus_first_field(self) -> None:
+        """Move focus to the form's first field, opening its group."""
+        if self.inputs:
+            self._focus(next(iter(self.inputs)))
+
+    def _focus(self, path: str) -> None:
+        for group in self._controls[path].ancestors:
+            if isinstance(group, Collapsible):
+                group.collapsed = False
+        self._controls[path].focus()
 
     def warning_paths(self) -> list[str]:
         """Inputs with a warning (never blocking a submit)."""

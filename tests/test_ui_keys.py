@@ -1,0 +1,296 @@
+"""Pilot tests of the keyboard habits every area shares (issue 14): Esc leaves a text field,
+focus always lands somewhere useful, every key works from anywhere on its screen and is
+in the palette, a new search or environment leaves nothing stale behind."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Input, Static, TabbedContent
+from ui_support import SIZE, settle
+
+from tui_app.config import Environment
+from tui_app.ui.screens.record import RecordScreen
+from tui_app.ui.widgets.model_form import ModelForm
+
+
+def info(app) -> str:
+    return str(app.screen.query_one("#result-info", Static).render())
+
+
+async def area(app, pilot, key: str) -> None:
+    await pilot.press(key)
+    await settle(app, pilot)
+
+
+async def search(app, pilot, first: str, last: str) -> None:
+    """A NAME search of agents, the fields set directly (typing is not what is tested)."""
+    app.screen.query_one("#f-FirstName", Input).value = first
+    app.screen.query_one("#f-LastName", Input).value = last
+    await pilot.pause()
+    app.screen.query_one("#f-LastName", Input).focus()
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+# --- 1. Esc leaves a text field; a second Esc backs out ---------------------------------
+
+
+ESC_WALK = [  # (area key, a text field of it, the next area key typed after Esc, its mode)
+    ("3", "#f-BusinessAddress--StreetAddress1", "5", "export"),
+    ("5", "#export-key", "1", "search"),
+    ("1", "#npn", "2", "orders"),
+    ("2", "#f-tlq--clientOrderNum", "6", "settings"),
+]
+
+
+async def test_esc_leaves_the_field_so_the_next_area_key_is_a_command(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for key, field, next_key, next_mode in ESC_WALK:
+            await area(app, pilot, key)
+            box = app.screen.query_one(field, Input)
+            box.value = "2 Changed Ave"
+            box.focus()
+            await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.focused is not None and not isinstance(app.focused, Input), field
+            await area(app, pilot, next_key)
+            assert app.current_mode == next_mode
+            assert box.value == "2 Changed Ave"  # the key was a command, not a character
+
+
+async def test_a_second_esc_backs_out_of_the_record_and_the_filter(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await search(app, pilot, "a", "s")
+        await pilot.press("slash", *"shah")
+        await pilot.pause()
+        await pilot.press("escape")  # leaves the filter, which clears it
+        await pilot.pause()
+        assert not app.screen.query_one("#filter").display
+        assert app.focused is app.screen.query_one("#results")
+        app.screen.query_one("#f-FirstName", Input).focus()
+        await pilot.press("escape")
+        assert app.focused is app.screen.query_one("#results")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, RecordScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RecordScreen)
+
+
+# --- 2. focus lands on something useful, always ------------------------------------------
+
+
+async def test_every_area_opens_with_focus_on_its_first_useful_widget(ui_app):
+    first = {"2": "ptype", "3": "profile-kind", "4": "bulk-jobs", "5": "export-kind",
+             "6": "env-list", "1": "kind"}
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for key, widget in first.items():
+            await area(app, pilot, key)
+            assert app.focused is not None and app.focused.id == widget
+
+
+async def test_a_new_profile_starts_in_its_first_field(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await area(app, pilot, "3")
+        await pilot.press("f3")
+        await settle(app, pilot)
+        await pilot.press(*"NUAGENT001")
+        await pilot.pause()
+        assert app.current_mode == "profiles"
+        assert app.screen.editor.data()["ProfileKey"] == "NUAGENT001"
+
+
+async def test_three_tabs_from_a_fresh_search_reach_the_form(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("tab", "tab", "tab", *"Avery")
+        await pilot.pause()
+        focused = app.focused
+        assert isinstance(focused, Input) and focused.value == "Avery"
+        assert app.screen.query_one(ModelForm) in focused.ancestors
+
+
+async def test_tab_into_a_filled_field_keeps_its_text(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one("#f-FirstName", Input).value = "Avery"
+        app.screen.query_one("#f-FirstName", Input).focus()
+        await pilot.press("tab", "shift+tab", *"Q")
+        await pilot.pause()
+        assert app.screen.query_one("#f-FirstName", Input).value == "AveryQ"
+
+
+# --- 3. the filter belongs to one search --------------------------------------------------
+
+
+async def test_a_new_search_clears_the_filter_and_the_count_says_what_is_shown(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await search(app, pilot, "a", "s")
+        table = app.screen.query_one("#results", DataTable)
+        total = table.row_count
+        assert f"{total} hits" in info(app)
+        await pilot.press("slash", *"shah")
+        await pilot.pause()
+        assert 0 < table.row_count < total
+        assert f"{table.row_count} of {total} shown" in info(app)
+        await search(app, pilot, "avery", "sam")
+        assert table.row_count == 1
+        assert "1 hit" in info(app)
+        assert not app.screen.query_one("#filter").display
+        assert app.screen.query_one("#filter", Input).value == ""
+
+
+# --- 4. every key works from anywhere on its screen, and is in the palette ----------------
+
+
+async def test_f8_goes_back_to_the_order_form_from_the_tracking_list(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await area(app, pilot, "2")
+        tabs = app.screen.query_one("#order-tabs", TabbedContent)
+        await pilot.press("f9")
+        await settle(app, pilot)
+        assert tabs.active == "tracking" and app.focused.id == "tracked"
+        for inside in ("#tracked", "#lookup"):
+            app.screen.query_one(inside).focus()
+            await pilot.press("f8")
+            await settle(app, pilot)
+            assert tabs.active == "file"
+            assert app.screen.form in app.focused.ancestors
+            await pilot.press("f9")
+            await settle(app, pilot)
+
+
+async def test_the_palette_offers_every_key_of_every_area(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for mode in ("search", "orders", "profiles", "bulk", "export", "settings"):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            screen = app.screen
+            commands = list(app.get_system_commands(screen))
+            offered = {getattr(getattr(c.callback, "func", c.callback), "__name__", "")
+                       for c in commands} | {c.title for c in commands}
+            for bindings in screen._bindings.key_to_bindings.values():
+                for binding in bindings:
+                    name = binding.action.split("(")[0].removeprefix("app.")
+                    if (not binding.description or name in ("help", "back", "leave_field")
+                            or screen.check_action(name, ()) is False):
+                        continue
+                    assert (f"action_{name}" in offered
+                            or f"{screen.AREA}: {binding.description}" in offered), binding
+
+
+async def test_the_palette_form_command_opens_the_order_form(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await area(app, pilot, "2")
+        await pilot.press("f9")
+        await settle(app, pilot)
+        command, = (c for c in app.get_system_commands(app.screen) if c.title == "Orders: Form")
+        await command.callback()
+        await settle(app, pilot)
+        assert app.screen.query_one("#order-tabs", TabbedContent).active == "file"
+
+
+# --- 5. nothing stale after a switch -------------------------------------------------------
+
+
+async def test_switching_environment_drops_the_old_ones_results_and_record(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await search(app, pilot, "avery", "sam")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, RecordScreen)
+        await area(app, pilot, "6")
+        await app.switch_environment("staging", Environment(base_url="http://127.0.0.1:9"))
+        await settle(app, pilot)
+        await area(app, pilot, "1")
+        assert not isinstance(app.screen, RecordScreen)
+        assert app.screen.query_one("#results", DataTable).row_count == 0
+        assert "staging" in info(app)
+
+
+async def test_an_order_form_prefilled_from_a_record_drops_the_last_orders_panel(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await area(app, pilot, "2")
+        screen = app.screen
+        screen.query_one("#order-result", Static).update("Order OLD1\nStatus: RECEIVED")
+        screen.shown["order-result"] = "OLD1"
+        await app.switch_mode("search")
+        app.screen.open_record("agent", 19000001)
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert "OLD1" not in str(screen.query_one("#order-result", Static).render())
+
+
+async def test_an_empty_record_table_says_none(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.open_record("agent", 19000001)
+        await settle(app, pilot)
+        table = app.screen.query_one("#actions-table", DataTable)
+        assert table.row_count == 1 and table.get_row_at(0)[0].plain == "none"
+
+
+# --- smaller ones -------------------------------------------------------------------------
+
+
+async def save_as(app, pilot, path) -> str:
+    """F6, the path typed into the dialog, Enter: the notification that follows."""
+    app.clear_notifications()
+    await pilot.press("f6")
+    await pilot.pause()
+    await pilot.pause()
+    app.screen.query_one("#path-input", Input).value = str(path)
+    await pilot.press("enter")
+    await settle(app, pilot)
+    return " ".join(str(n.message) for n in app._notifications)
+
+
+async def test_export_files_and_f7_say_plainly_what_they_do(ui_app, tmp_path):
+    from tui_app.ui.scenes import DEMO_AGENT
+
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await (await app.client()).import_agent(DEMO_AGENT)
+        await area(app, pilot, "5")
+        app.screen.query_one("#export-key", Input).value = DEMO_AGENT["ProfileKey"]
+        await pilot.press("f5")
+        await settle(app, pilot)
+        said = await save_as(app, pilot, tmp_path / "missing" / "out.csv")
+        assert "the folder" in said and "does not exist" in said and "Errno" not in said
+        said = await save_as(app, pilot, tmp_path / "out.csv")
+        assert "No file for the empty data sets: " in said and "Ce" in said
+        assert not (tmp_path / "out-Ce.csv").exists()
+        # F7 edits the profile fetched: not another one the fields name now.
+        app.screen.query_one("#export-key", Input).value = "SRP"
+        app.clear_notifications()
+        await pilot.press("f7")
+        await settle(app, pilot)
+        assert app.current_mode == "export"
+        assert "fetch it first" in " ".join(str(n.message) for n in app._notifications)

@@ -1,0 +1,66 @@
+"""The 16-colour terminal (issue 14): detected from the terminal, given the ansi theme, in
+which a field's hint and its focus are drawn in colours the terminal has."""
+
+from __future__ import annotations
+
+import pytest
+from rich.color import Color
+from textual.widgets import Input
+from ui_support import SIZE, settle
+
+from tui_app.config import load_config, save_config
+from tui_app.ui.app import limited_colours
+
+
+@pytest.mark.parametrize(("system", "limited"), [
+    ("standard", True), ("windows", True), (None, True), ("256", False), ("truecolor", False),
+])
+def test_limited_colours(system, limited):
+    assert limited_colours(system) is limited
+
+
+def ansi(color: Color | None) -> tuple:
+    """A colour as the terminal gets it: its type and its number of the 16."""
+    return (None, None) if color is None else (color.type, color.number)
+
+
+@pytest.fixture
+def xterm(monkeypatch):
+    """A terminal that says TERM=xterm and nothing more: 16 colours."""
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.delenv("COLORTERM", raising=False)
+    monkeypatch.delenv("TEXTUAL_COLOR_SYSTEM", raising=False)
+
+
+async def test_a_16_colour_terminal_gets_the_ansi_theme_with_readable_fields(ui_app, xterm):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "ansi-dark"
+        first, last = (app.screen.query_one(s, Input) for s in ("#f-FirstName", "#f-LastName"))
+        first.focus()
+        await pilot.pause()
+        hint = last.get_component_rich_style("input--placeholder")
+        # The hint is in a colour of the terminal's own, not grey on grey.
+        assert ansi(hint.color) == ansi(Color.parse("cyan"))
+        assert ansi(last.rich_style.bgcolor) == ansi(Color.default())
+        # Focus shows: the focused field has a background of its own.
+        assert ansi(first.rich_style.bgcolor) == ansi(Color.parse("blue"))
+
+
+async def test_an_ansi_theme_chosen_in_the_config_is_kept(ui_app, xterm):
+    config = load_config()
+    save_config(config.model_copy(update={"theme": "ansi-light"}))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "ansi-light"
+
+
+async def test_a_truecolour_terminal_keeps_the_configured_theme(ui_app, monkeypatch):
+    monkeypatch.setenv("COLORTERM", "truecolor")
+    monkeypatch.delenv("TEXTUAL_COLOR_SYSTEM", raising=False)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "producer-dark"
