@@ -141,6 +141,7 @@ class KeyTimer:
     def __init__(self, app, table) -> None:
         self.app, self.table = app, table
         self.frame = 0.0
+        self.unseen = 0
         display = app._display
 
         def timed_display(screen, renderable) -> None:
@@ -150,7 +151,9 @@ class KeyTimer:
 
         app._display = timed_display
 
-    async def press(self, key: str) -> float:
+    async def press(self, key: str, patience: float = 2.0) -> float | None:
+        """Seconds from ``key`` to the frame that shows it; None if the cursor did not
+        move within ``patience`` seconds (the table was redrawn under it, say)."""
         from textual import events
 
         row = self.table.cursor_row
@@ -159,6 +162,8 @@ class KeyTimer:
         event.set_sender(self.app)
         self.app._driver.send_message(event)
         while self.table.cursor_row == row:
+            if time.perf_counter() - start > patience:
+                return None
             await asyncio.sleep(0.0005)
         handled = time.perf_counter()
         while self.frame < handled:
@@ -166,10 +171,17 @@ class KeyTimer:
         return self.frame - start
 
     async def times(self, keys: int, every: float, running=lambda: True) -> list[float]:
+        """Down and Up alternately, ``keys`` of them or until ``running()`` is false;
+        keys that went unseen are counted in ``self.unseen``, not timed."""
         out = []
-        for n in range(keys):
+        self.unseen = 0
+        for _ in range(keys):
             if not running():
                 break
-            out.append(await self.press("down" if n % 2 == 0 else "up"))
+            took = await self.press("down" if self.table.cursor_row == 0 else "up")
+            if took is None:
+                self.unseen += 1
+            else:
+                out.append(took)
             await asyncio.sleep(every)
         return out

@@ -74,7 +74,8 @@ async def measure(records: int, every: float, folder: Path) -> dict[str, Any]:
         counts = journal.job(job.id).counts
         journal.close()
     return {"idle": latency_summary(idle), "busy": latency_summary(busy), "job_s": took,
-            "rec_per_s": records / took, "completed": counts.completed}  # fmt: skip
+            "rec_per_s": records / took, "completed": counts.completed,
+            "unseen": keys.unseen}  # fmt: skip
 
 
 def main() -> int:
@@ -96,6 +97,7 @@ def main() -> int:
         f"{args.records:,} records submitted with F5 (detached worker)"
     )
     print(table(("keys", "presses", "p50 ms", "p95 ms", "p99 ms", "max ms"), rows))
+    print(f"keys the cursor did not follow within 2 s while the job ran: {found['unseen']}")
     print(
         f"job: {found['completed']:,} completed in {found['job_s']:.1f} s "
         f"({found['rec_per_s']:,.0f} records/s, from F5 to DONE as the TUI sees it)"
