@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, TextArea
 
+from tui_app.ui.typed_app import OfProducerApp
 from tui_app.ui.widgets.status_bar import StatusBar
 
 HELP_KEY = Binding("question_mark,f1", "app.help", "Keys", id="help", key_display="?")
@@ -17,7 +18,7 @@ TEXT_FIELDS = (Input, TextArea)
 """Widgets that take printable keys: while one has focus, 1-6 and letters are typed."""
 
 
-class AreaScreen(Screen):
+class AreaScreen(OfProducerApp, Screen):
     """An area of the app. Subclasses set ``AREA`` (and ``AUTO_FOCUS``, the first useful
     widget), implement ``compose_body``, and may refine ``field_home`` and ``back_out``."""
 

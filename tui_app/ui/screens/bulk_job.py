@@ -40,6 +40,7 @@ from tui_app.ui.bulk_words import (
 )
 from tui_app.ui.screens.base import HELP_KEY
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.typed_app import OfProducerApp
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.status_bar import StatusBar
 
@@ -70,7 +71,7 @@ FILTERS = {
 }
 
 
-class BulkJobScreen(Screen):
+class BulkJobScreen(OfProducerApp, Screen):
     """Every line of one job with its outcome, a page at a time, filtered."""
 
     BINDINGS = [

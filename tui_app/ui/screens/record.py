@@ -40,6 +40,7 @@ from tui_app.contract.search import (
 from tui_app.pii import PII_FIELDS, format_dob, format_fein, format_ssn, mask_value
 from tui_app.standing import license_standing
 from tui_app.ui.screens.base import HELP_KEY
+from tui_app.ui.typed_app import OfProducerApp
 from tui_app.ui.widgets.status_bar import StatusBar
 
 TABS = (
@@ -141,7 +142,7 @@ def cell(value: object) -> Text:
     return Text("" if value is None else str(value))
 
 
-class RecordScreen(Screen):
+class RecordScreen(OfProducerApp, Screen):
     BINDINGS = [
         HELP_KEY,
         Binding("escape", "app.pop_screen", "Back", id="record.back"),

@@ -8,12 +8,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Select, Static, Switch
 
+from tui_app.ui.typed_app import OfProducerApp
+
 
 def _mask_words(mask: bool) -> str:
     return f"Mask personal data by default: {'on' if mask else 'off'}"
 
 
-class Preferences(Vertical):
+class Preferences(OfProducerApp, Vertical):
     DEFAULT_CSS = "Preferences { height: auto; }"
 
     def compose(self) -> ComposeResult:

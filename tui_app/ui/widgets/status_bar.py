@@ -6,8 +6,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
+from tui_app.ui.typed_app import OfProducerApp
 
-class StatusBar(Horizontal):
+
+class StatusBar(OfProducerApp, Horizontal):
     """Area name, environment (with a SANDBOX badge) and the service's state."""
 
     def __init__(self, area: str) -> None:
