@@ -164,7 +164,7 @@ class ProducerApp(App[None]):
         # A short timer rather than the next refresh: the first frame takes a few refreshes
         # (the footer paints last) and the connection work competes with them for the GIL.
         self.set_timer(0.15, self._after_first_frame)
-        self.set_interval(HEALTH_EVERY, self.check_health)
+        self.health_timer = self.set_interval(HEALTH_EVERY, self.check_health)
 
     def _after_first_frame(self) -> None:
         # The CLI turns the garbage collector off while the app starts (it only finds
