@@ -232,9 +232,12 @@ def report(results: dict[str, Any]) -> str:
         f"end to end: {p['requests']:,} requests, job {p['state']}; {p['completed']:,} completed, "
         f"{p['failed']:,} failed, {p['invalid']:,} invalid; journal {p['journal_mib']:.1f} MiB; "
         f"client CPU {p['cpu_s'] / p['lines'] * 1e6:.0f} us/record; sandbox CPU "
-        + ("n/a" if results["server_cpu_s"] is None
-           else f"{results['server_cpu_s']:.1f} s "
-                f"({results['server_cpu_s'] / p['lines'] * 1e6:.0f} us/record)"),
+        + (
+            "n/a"
+            if results["server_cpu_s"] is None
+            else f"{results['server_cpu_s']:.1f} s "
+            f"({results['server_cpu_s'] / p['lines'] * 1e6:.0f} us/record)"
+        ),
     ]
     if "scaled" in results:
         out.append(scaling_line(p, results["scaled"]))
@@ -245,8 +248,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--scale-to", type=int, help="also run end to end with this many "
-                        "records and compare (e.g. 1000000)")
+    parser.add_argument(
+        "--scale-to",
+        type=int,
+        help="also run end to end with this many records and compare (e.g. 1000000)",
+    )
     parser.add_argument("--json", type=Path, help="also write every figure as JSON here")
     parser.add_argument("--phase", nargs="+", help=argparse.SUPPRESS)  # a child's work
     args = parser.parse_args()

@@ -58,26 +58,42 @@ def agent(n: int, rng: random.Random) -> AgentRecord:
     return AgentRecord(
         ProfileKey=f"LOAD-{n:08d}",
         Ssn=f"9{n % 10**8:08d}",
-        BusinessAddress={"StreetAddress1": "1 Main St", "City": "Austin", "State": "TX",
-                         "Zip": "73301"},
-        Demographic={"EmpStatus": "7040", "FirstName": rng.choice(FIRST_NAMES),
-                     "LastName": rng.choice(LAST_NAMES)},
+        BusinessAddress={
+            "StreetAddress1": "1 Main St",
+            "City": "Austin",
+            "State": "TX",
+            "Zip": "73301",
+        },
+        Demographic={
+            "EmpStatus": "7040",
+            "FirstName": rng.choice(FIRST_NAMES),
+            "LastName": rng.choice(LAST_NAMES),
+        },
     )
 
 
 def order(num: str) -> dict[str, Any]:
     return {
-        "tlq": {"juris": "CA", "pType": "I", "fType": "A", "lType": "M",
-                "clientOrderNum": num, "userId": "load", "filingMode": "E"},
-        "data": {"firstName": "Avery", "lastName": "Sample", "taxId": "000121234",
-                 "niprNoReq": "19000001"},
+        "tlq": {
+            "juris": "CA",
+            "pType": "I",
+            "fType": "A",
+            "lType": "M",
+            "clientOrderNum": num,
+            "userId": "load",
+            "filingMode": "E",
+        },
+        "data": {
+            "firstName": "Avery",
+            "lastName": "Sample",
+            "taxId": "000121234",
+            "niprNoReq": "19000001",
+        },
     }
 
 
 def ndjson(records: list[AgentRecord]) -> bytes:
-    return b"".join(
-        json.dumps(BulkItem.wrap(r).to_line()).encode() + b"\n" for r in records
-    )
+    return b"".join(json.dumps(BulkItem.wrap(r).to_line()).encode() + b"\n" for r in records)
 
 
 class Memory:
@@ -128,8 +144,11 @@ async def run_clients(url: str, clients: int, seconds: float, seed: int) -> dict
 
     async def one(http: httpx.AsyncClient, rng: random.Random, kind: str) -> httpx.Response:
         if kind == "name_search":
-            body = {"SearchType": "NAME", "FirstName": rng.choice(FIRST_NAMES)[:2],
-                    "LastName": rng.choice(LAST_NAMES)[:3]}
+            body = {
+                "SearchType": "NAME",
+                "FirstName": rng.choice(FIRST_NAMES)[:2],
+                "LastName": rng.choice(LAST_NAMES)[:3],
+            }
             return await http.post("/producerpdbsearch/v1/agent/search", json=body)
         if kind == "get_record":
             return await http.get("/producerpdbsearch/v1/agent", params={"Npn": 19000001})
@@ -139,20 +158,29 @@ async def run_clients(url: str, clients: int, seconds: float, seed: int) -> dict
             return await http.post("/producertransaction/v1/order", json=order(num))
         if kind == "order_status":
             num = rng.choice(orders) if orders else "NONE"
-            return await http.get("/producertransaction/v1/order/status",
-                                  params={"order_num": num})
+            return await http.get("/producertransaction/v1/order/status", params={"order_num": num})
         if kind == "import_xml":
             body = dump_xml(agent(next(counter), rng), "Agent")
-            return await http.post("/producerimport/v1/agents", content=body,
-                                   headers={"Content-Type": "application/xml"})
+            return await http.post(
+                "/producerimport/v1/agents",
+                content=body,
+                headers={"Content-Type": "application/xml"},
+            )
         if kind == "export":
-            return await http.post("/producerexport/v1/agents/export",
-                                   json={"profileKey": f"LOAD-{rng.randrange(1, 50):08d}",
-                                         "dataSets": ["Address", "Demographic"]})
+            return await http.post(
+                "/producerexport/v1/agents/export",
+                json={
+                    "profileKey": f"LOAD-{rng.randrange(1, 50):08d}",
+                    "dataSets": ["Address", "Demographic"],
+                },
+            )
         if kind == "bulk_submit":
             records = [agent(next(counter), rng) for _ in range(BULK_RECORDS)]
-            answer = await http.post("/bulk/v1/profile", content=ndjson(records),
-                                     headers={"Content-Type": "application/x-ndjson"})
+            answer = await http.post(
+                "/bulk/v1/profile",
+                content=ndjson(records),
+                headers={"Content-Type": "application/x-ndjson"},
+            )
             if answer.status_code == 202:
                 jobs.append(answer.json()["bulkRequestId"])
             return answer
@@ -183,8 +211,9 @@ async def run_clients(url: str, clients: int, seconds: float, seed: int) -> dict
         "overall": latency_summary(every, wall),
         "by_kind": {k: latency_summary(v, wall) for k, v in sorted(latencies.items())},
         "statuses": {k: dict(v) for k, v in sorted(statuses.items())},
-        "server_errors": sum(n for v in statuses.values() for c, n in v.items()
-                             if c >= 500 or c == 0),
+        "server_errors": sum(
+            n for v in statuses.values() for c, n in v.items() if c >= 500 or c == 0
+        ),
     }
 
 
@@ -214,21 +243,35 @@ async def abuse(url: str, delay: float, bodies: dict[str, bytes]) -> dict[str, A
             start = time.perf_counter()
             try:
                 answer = await call()
-                found[name] = {"status": answer.status_code,
-                               "seconds": time.perf_counter() - start,
-                               "bytes": len(answer.content)}
+                found[name] = {
+                    "status": answer.status_code,
+                    "seconds": time.perf_counter() - start,
+                    "bytes": len(answer.content),
+                }
                 return answer
             except httpx.HTTPError as exc:
-                found[name] = {"status": f"{type(exc).__name__}",
-                               "seconds": time.perf_counter() - start}
+                found[name] = {
+                    "status": f"{type(exc).__name__}",
+                    "seconds": time.perf_counter() - start,
+                }
                 return None
 
-        await attempt("chunked_256MiB", lambda: http.post(
-            "/producerpdbsearch/v1/agent/search", content=chunks(),
-            headers={"Content-Type": "application/json"}))
-        answer = await attempt("bulk_20000_records", lambda: http.post(
-            "/bulk/v1/profile", content=bodies["bulk"],
-            headers={"Content-Type": "application/x-ndjson"}))
+        await attempt(
+            "chunked_256MiB",
+            lambda: http.post(
+                "/producerpdbsearch/v1/agent/search",
+                content=chunks(),
+                headers={"Content-Type": "application/json"},
+            ),
+        )
+        answer = await attempt(
+            "bulk_20000_records",
+            lambda: http.post(
+                "/bulk/v1/profile",
+                content=bodies["bulk"],
+                headers={"Content-Type": "application/x-ndjson"},
+            ),
+        )
         if answer is not None and answer.status_code == 202:
             job = answer.json()["bulkRequestId"]
             polls = []
@@ -237,13 +280,25 @@ async def abuse(url: str, delay: float, bodies: dict[str, bytes]) -> dict[str, A
                 reply = await http.get(f"/bulk/v1/status/{job}")
                 polls.append((time.perf_counter() - start, len(reply.content)))
             found["bulk_20000_status_polls"] = {
-                "max_seconds": max(p[0] for p in polls), "max_bytes": max(p[1] for p in polls)}
-        await attempt("xml_1000_deep", lambda: http.post(
-            "/producerimport/v1/agents", content=bodies["xml"],
-            headers={"Content-Type": "application/xml"}))
-        await attempt("json_100000_deep", lambda: http.post(
-            "/producerpdbsearch/v1/agent/search", content=bodies["json"],
-            headers={"Content-Type": "application/json"}))
+                "max_seconds": max(p[0] for p in polls),
+                "max_bytes": max(p[1] for p in polls),
+            }
+        await attempt(
+            "xml_1000_deep",
+            lambda: http.post(
+                "/producerimport/v1/agents",
+                content=bodies["xml"],
+                headers={"Content-Type": "application/xml"},
+            ),
+        )
+        await attempt(
+            "json_100000_deep",
+            lambda: http.post(
+                "/producerpdbsearch/v1/agent/search",
+                content=bodies["json"],
+                headers={"Content-Type": "application/json"},
+            ),
+        )
     return found
 
 
@@ -258,15 +313,21 @@ async def drive(url: str, args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     facts = machine_facts()
-    with tempfile.TemporaryDirectory() as tmp, \
-            served(Path(tmp) / "load.db", "--size", str(args.size)) as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        served(Path(tmp) / "load.db", "--size", str(args.size)) as server,
+    ):
         memory = Memory(server.process.pid).start()
         results = asyncio.run(drive(server.url, args))
         results["memory"] = memory.stop()
         results["startup_s"] = server.startup_seconds
     results["machine"] = facts
-    results["settings"] = {"clients": args.clients, "seconds": args.seconds, "size": args.size,
-                           "abuse": args.abuse}
+    results["settings"] = {
+        "clients": args.clients,
+        "seconds": args.seconds,
+        "size": args.size,
+        "abuse": args.abuse,
+    }
     return results
 
 
@@ -287,9 +348,11 @@ def report(results: dict[str, Any]) -> str:
         "",
         table(("kind", "n", "p50 ms", "p95 ms", "p99 ms", "max ms"), rows),
         "",
-        "status codes: " + "; ".join(
+        "status codes: "
+        + "; ".join(
             f"{k} " + ", ".join(f"{c}×{n}" for c, n in sorted(v.items()))
-            for k, v in load["statuses"].items()),
+            for k, v in load["statuses"].items()
+        ),
         "",
         f"server memory: {memory['baseline_mib']:.0f} MiB at start, peak "
         f"{memory['vm_hwm_mib']:.0f} MiB (VmHWM; sampled peak "
@@ -299,9 +362,12 @@ def report(results: dict[str, Any]) -> str:
         lines.append("")
         lines.append("abuse:")
         for name, found in results["abuse"].items():
-            lines.append(f"  {name}: " + ", ".join(
-                f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
-                for k, v in found.items()))
+            lines.append(
+                f"  {name}: "
+                + ", ".join(
+                    f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in found.items()
+                )
+            )
     return "\n".join(lines)
 
 

@@ -54,14 +54,24 @@ def seeded_sandbox_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 #
 # Integration tests of the client, the CLI and the screens run against the sandbox in each
 # of its dialects: "native" and "minimal" (tui_app/sandbox/dialect.py). Which tests:
-DIALECT_UI_MODULES = frozenset({
-    "test_ui_search.py", "test_ui_orders.py", "test_ui_profiles.py", "test_ui_export.py",
-    "test_ui_bulk.py", "test_ui_records.py", "test_dialects.py",
-})
+DIALECT_UI_MODULES = frozenset(
+    {
+        "test_ui_search.py",
+        "test_ui_orders.py",
+        "test_ui_profiles.py",
+        "test_ui_export.py",
+        "test_ui_bulk.py",
+        "test_ui_records.py",
+        "test_dialects.py",
+    }
+)
 """Modules whose ``ui_app`` tests run on the embedded sandbox in both dialects (snapshot
 and settings tests keep the native one: their pictures are of our own shapes)."""
-SERVED_FIXTURES = {"test_bulk_cli.py": "sandbox", "test_bulk_pipeline.py": "sandbox",
-                   "test_dialects.py": "served_sandbox"}
+SERVED_FIXTURES = {
+    "test_bulk_cli.py": "sandbox",
+    "test_bulk_pipeline.py": "sandbox",
+    "test_dialects.py": "served_sandbox",
+}
 """Per module, its module-scoped fixture that serves the sandbox: it is started once per
 dialect. Tests of these modules that call ``serve()`` themselves run in both too."""
 

@@ -155,8 +155,11 @@ class LostAnswer(httpx.AsyncBaseTransport):
                 details = body["operationDetails"]
                 for item in details["requestItems"]:
                     item.update(status="FAILED", retryable=True, errorMessage=["busy"])
-                details.update(success=0, failures=details["totalItems"],
-                               status=overall_status(0, details["totalItems"]))
+                details.update(
+                    success=0,
+                    failures=details["totalItems"],
+                    status=overall_status(0, details["totalItems"]),
+                )
             return httpx.Response(200, json=body)
         return response
 
@@ -355,7 +358,9 @@ class OtherSpelling(httpx.AsyncBaseTransport):
                                    "status": "COMPLETED", "retryable": False,
                                    "errorMessage": None})  # fmt: skip
             self.items.append({"clientRefId": None, "status": "FAILED"})
-            return httpx.Response(202, json={"bulkRequestId": "00000000-0000-4000-8000-0000000000aa"})
+            return httpx.Response(
+                202, json={"bulkRequestId": "00000000-0000-4000-8000-0000000000aa"}
+            )
         return httpx.Response(200, json={
             "bulkRequestId": "00000000-0000-4000-8000-0000000000aa", "processingStatus": "COMPLETE",
             "operationDetails": {"requestItems": self.items}})  # fmt: skip
@@ -368,4 +373,3 @@ async def test_results_match_whatever_form_the_service_writes_a_guid_in(journal,
     urls = {g: f"http://fake/{g}" for g in ("search", "transaction", "import", "bulk", "export")}
     job = await run(journal, path, client(urls, OtherSpelling()))
     assert job.state == DONE and job.counts.completed == 2
-

@@ -142,7 +142,10 @@ def test_bad_lines_are_named_with_their_reason(capsys, served, tmp_path):
     path = write_ndjson(tmp_path / "bad.ndjson", lines)
     code, _, err = bulk(capsys, "submit", str(path), "--wait")
     assert code == 1
-    assert "  line 11: INVALID: demographic.empStatus: " in err and "  line 12: INVALID: not valid JSON" in err
+    assert (
+        "  line 11: INVALID: demographic.empStatus: " in err
+        and "  line 12: INVALID: not valid JSON" in err
+    )
     assert "  and 3 more: producer-tui bulk report " in err  # 23 bad lines, 20 shown
 
 
@@ -209,7 +212,7 @@ def test_report_cells_that_look_like_formulas_stay_text(capsys, served, tmp_path
 
 def test_retry_sends_the_retryable_failures_again(capsys, config_file, tmp_path, monkeypatch):
     monkeypatch.setenv(DELAYS_VARIABLE, "0.02")
-    failing = '[environments.sandbox]\nembedded = true\nbulk_fail_rate = {}\n'
+    failing = "[environments.sandbox]\nembedded = true\nbulk_fail_rate = {}\n"
     config_file.parent.mkdir(parents=True, exist_ok=True)
     config_file.write_text('active = "sandbox"\n\n' + failing.format(1.0))
     path = write_ndjson(tmp_path / "r.ndjson", agents("RTY", 5))

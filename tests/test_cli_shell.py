@@ -64,14 +64,30 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def order_file(tmp_path: Path, num: str, juris: str = "AS", npn: str | None = None,
-               name: str = "order.json", **tlq) -> Path:
+def order_file(
+    tmp_path: Path,
+    num: str,
+    juris: str = "AS",
+    npn: str | None = None,
+    name: str = "order.json",
+    **tlq,
+) -> Path:
     data = {"firstName": "Avery", "lastName": "Sample", "taxId": DEMO_SSN, "loa": ["Life"]}
     if npn:
         data["niprNoReq"] = npn
-    order = {"tlq": {"juris": juris, "pType": "I", "fType": "A", "lType": "M",
-                     "clientOrderNum": num, "userId": "u1", "filingMode": "E", **tlq},
-             "data": data}
+    order = {
+        "tlq": {
+            "juris": juris,
+            "pType": "I",
+            "fType": "A",
+            "lType": "M",
+            "clientOrderNum": num,
+            "userId": "u1",
+            "filingMode": "E",
+            **tlq,
+        },
+        "data": data,
+    }
     path = tmp_path / name
     path.write_text(json.dumps(order), encoding="utf-8")
     return path
@@ -81,10 +97,19 @@ def agent_xml(tmp_path: Path, key: str, full: bool = True) -> Path:
     record = {"ProfileKey": key, "Ssn": "900000001"}
     if full:
         record |= {
-            "BusinessAddress": {"StreetAddress1": "1 Main St", "City": "Austin", "State": "TX",
-                                "Zip": "73301"},
-            "Demographic": {"EmpStatus": "7040", "FirstName": "Ada", "LastName": "Lane",
-                            "DateOfBirth": "1980-02-03T00:00:00", "NiprNumber": DEMO_AGENT},
+            "BusinessAddress": {
+                "StreetAddress1": "1 Main St",
+                "City": "Austin",
+                "State": "TX",
+                "Zip": "73301",
+            },
+            "Demographic": {
+                "EmpStatus": "7040",
+                "FirstName": "Ada",
+                "LastName": "Lane",
+                "DateOfBirth": "1980-02-03T00:00:00",
+                "NiprNumber": DEMO_AGENT,
+            },
         }
     path = tmp_path / f"{key}.xml"
     path.write_bytes(profile_xml("agent", record))
@@ -95,33 +120,43 @@ def agent_xml(tmp_path: Path, key: str, full: bool = True) -> Path:
 
 
 def test_the_shell_modules_import_no_ui_library():
-    modules = [f"tui_app.shell.{m}" for m in
-               ("output", "search", "record", "order", "profile", "export")]
+    modules = [
+        f"tui_app.shell.{m}" for m in ("output", "search", "record", "order", "profile", "export")
+    ]
     code = f"import json, sys, {', '.join(modules)}; print(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = json.loads(done.stdout)
     assert set(modules) <= set(loaded)
     assert [m for m in loaded if m.split(".")[0] in ("textual", "rich")] == []
 
 
 def test_help_lists_the_commands_without_importing_pydantic_or_httpx():
-    code = ("import json, sys\nfrom tui_app.cli import _parser\n"
-            "try:\n    _parser().parse_args(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(json.dumps(sorted(sys.modules)), file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import json, sys\nfrom tui_app.cli import _parser\n"
+        "try:\n    _parser().parse_args(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = {m.split(".")[0] for m in json.loads(done.stderr)}
     assert not {"pydantic", "httpx", "fastapi", "textual"} & loaded
     for command in ("search", "record", "order", "profile", "export"):
         assert command in done.stdout
 
 
-@pytest.mark.parametrize("command", [
-    ["search", "agents"], ["search", "agencies"], ["record"], ["order", "submit"],
-    ["order", "status"], ["order", "list"], ["profile", "import"], ["profile", "check"],
-    ["export"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["search", "agents"],
+        ["search", "agencies"],
+        ["record"],
+        ["order", "submit"],
+        ["order", "status"],
+        ["order", "list"],
+        ["profile", "import"],
+        ["profile", "check"],
+        ["export"],
+    ],
+)
 def test_every_command_has_help_with_examples_and_exit_codes(capsys, command):
     with pytest.raises(SystemExit) as done:
         main([*command, "--help"])
@@ -160,8 +195,11 @@ def test_search_agents_json_is_the_answer_and_round_trips(capsys, served):
 def _without_stamps(value):
     """An answer without the members that say when it was made."""
     if isinstance(value, dict):
-        return {k: _without_stamps(v) for k, v in value.items()
-                if k not in ("TransactionType", "statusDate", "at")}
+        return {
+            k: _without_stamps(v)
+            for k, v in value.items()
+            if k not in ("TransactionType", "statusDate", "at")
+        }
     if isinstance(value, list):
         return [_without_stamps(v) for v in value]
     return value
@@ -188,12 +226,12 @@ def test_json_is_exactly_what_the_service_said(capsys, served, tmp_path):
 
 
 def test_search_agents_table_masks_and_csv_lists(capsys, served):
-    code, out, _ = run(capsys, "search", "agents", "--ssn", DEMO_SSN, "--last", "Sample",
-                       "--format", "table")
+    code, out, _ = run(
+        capsys, "search", "agents", "--ssn", DEMO_SSN, "--last", "Sample", "--format", "table"
+    )
     assert code == 0
     assert "***-**-1234" in out and DEMO_AGENT in out and "1 hit" in out
-    code, out, _ = run(capsys, "search", "agents", "--license", "CA", "0H19001",
-                       "--format", "csv")
+    code, out, _ = run(capsys, "search", "agents", "--license", "CA", "0H19001", "--format", "csv")
     rows = list(csv.reader(io.StringIO(out)))
     assert code == 0 and rows[0][:4] == ["NPN", "FIRST", "MIDDLE", "LAST"]
     assert rows[1][0] == DEMO_AGENT
@@ -203,11 +241,13 @@ def test_search_agencies_in_every_way(capsys, served):
     code, out, _ = run(capsys, "search", "agencies", "--ssn", "00-0000001", "--format", "json")
     firms = AgencySearchResponse.model_validate_json(out).NiprFirmsSummaryInfo.Firms
     assert code == 0 and [f.Npn for f in firms] == [int(DEMO_FIRM)]
-    code, out, _ = run(capsys, "search", "agencies", "--license", "CA", "0K19002",
-                       "--format", "xml")
+    code, out, _ = run(
+        capsys, "search", "agencies", "--license", "CA", "0K19002", "--format", "xml"
+    )
     assert code == 0
-    assert AgencySearchResponse.model_validate(load_xml(out, AgencySearchResponse,
-                                                        "AgencySearchResponse"))
+    assert AgencySearchResponse.model_validate(
+        load_xml(out, AgencySearchResponse, "AgencySearchResponse")
+    )
     code, out, _ = run(capsys, "search", "agencies", "--npn", DEMO_FIRM, "--format", "json")
     info = FullRecordResponse.model_validate_json(out).NiprFullInfo
     assert code == 0 and info.Producer.Npn == int(DEMO_FIRM)
@@ -319,8 +359,9 @@ def test_order_status_watch_follows_to_approved(capsys, served, tmp_path):
 def test_an_order_rejected_exits_1(capsys, served, tmp_path):
     path = order_file(tmp_path, "SH103", juris="CA", npn="12345")
     assert run(capsys, "order", "submit", str(path))[0] == 0
-    code, out, err = run(capsys, "order", "status", "SH103", "--watch", "--interval", "0.05",
-                         "--format", "table")
+    code, out, err = run(
+        capsys, "order", "status", "SH103", "--watch", "--interval", "0.05", "--format", "table"
+    )
     assert code == 1 and "REJECTED" in out.splitlines()[-1]
     assert "order SH103 is REJECTED" in err
 
@@ -366,8 +407,7 @@ def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path):
     code, out, err = run(capsys, "profile", "import", str(agent_xml(tmp_path, "SHELL-2")))
     assert code == 0, err
     assert ImportResult.model_validate_json(out).Success is True
-    code, out, err = run(capsys, "export", "agent", "SHELL-2", "--data-sets",
-                         "Demographic,License")
+    code, out, err = run(capsys, "export", "agent", "SHELL-2", "--data-sets", "Demographic,License")
     assert code == 0, err
     sets = ExportResponse.model_validate_json(out).dataSets
     assert {ds.name for ds in sets} == {"Demographic", "License"}
@@ -379,8 +419,16 @@ def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path):
     code, out, _ = run(capsys, "export", "agent", "SHELL-2", "--out", str(target))
     assert code == 0 and out.strip() == str(target)
     assert ExportResponse.model_validate_json(target.read_text()).dataSets
-    code, out, _ = run(capsys, "export", "agent", "SHELL-2", "--data-sets", "Demographic",
-                       "--csv", str(tmp_path / "csv"))
+    code, out, _ = run(
+        capsys,
+        "export",
+        "agent",
+        "SHELL-2",
+        "--data-sets",
+        "Demographic",
+        "--csv",
+        str(tmp_path / "csv"),
+    )
     written = [Path(line) for line in out.splitlines()]
     assert code == 0 and [p.name for p in written] == ["SHELL-2-Demographic.csv"]
     assert "Ada" in written[0].read_text()
@@ -388,8 +436,9 @@ def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path):
 
 def test_profile_import_refused_exits_1(capsys, served, tmp_path):
     # Valid by the contract, but a new profile needs Demographic and BusinessAddress.
-    code, out, err = run(capsys, "profile", "import",
-                         str(agent_xml(tmp_path, "SHELL-3", full=False)))
+    code, out, err = run(
+        capsys, "profile", "import", str(agent_xml(tmp_path, "SHELL-3", full=False))
+    )
     assert code == 1
     assert ImportResult.model_validate_json(out).Success is False
     assert "Demographic" in err and "was refused" in err
@@ -402,8 +451,7 @@ def test_profile_bad_input_exits_2(capsys, unreachable, tmp_path):
         code, out, err = run(capsys, "profile", action, str(bad))
         assert (code, out) == (2, "") and "bad.xml" in err
     wrong = tmp_path / "wrong.xml"
-    wrong.write_text("<Agent><ProfileKey>K</ProfileKey><Nope>1</Nope></Agent>",
-                     encoding="utf-8")
+    wrong.write_text("<Agent><ProfileKey>K</ProfileKey><Nope>1</Nope></Agent>", encoding="utf-8")
     code, _, err = run(capsys, "profile", "import", str(wrong))
     lines = err.strip().splitlines()
     assert code == 2 and any(line.endswith("Ssn: is required") for line in lines)
@@ -495,8 +543,7 @@ def test_an_unreadable_answer_exits_3(capsys, odd, tmp_path):
 def test_a_failing_service_and_refused_credentials_exit_1(capsys, odd, tmp_path):
     code, out, err = run(capsys, "order", "status", "SH200")
     assert (code, out) == (1, "") and "the service failed (500): database down" in err
-    code, out, err = run(capsys, "order", "submit", str(order_file(tmp_path, "SH200")),
-                         "--update")
+    code, out, err = run(capsys, "order", "submit", str(order_file(tmp_path, "SH200")), "--update")
     assert (code, out) == (1, "") and "(500)" in err
     code, out, err = run(capsys, "export", "agent", "K", "--data-sets", "Address")
     assert (code, out) == (1, "") and "did not accept the credentials (401)" in err
@@ -512,8 +559,10 @@ def test_a_timeout_exits_3(capsys, config_file, tmp_path):
     try:
         url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         config_file.parent.mkdir(parents=True, exist_ok=True)
-        config_file.write_text(f'active = "mute"\n[environments.mute]\nbase_url = "{url}"\n'
-                               "timeout = 0.3\n", encoding="utf-8")
+        config_file.write_text(
+            f'active = "mute"\n[environments.mute]\nbase_url = "{url}"\ntimeout = 0.3\n',
+            encoding="utf-8",
+        )
         code, out, err = run(capsys, "profile", "import", str(agent_xml(tmp_path, "MUTE-1")))
     finally:
         listener.close()
@@ -538,12 +587,11 @@ def test_a_fresh_machine_uses_the_embedded_sandbox(capsys, seeded_sandbox_db):
     assert FullRecordResponse.model_validate_json(out).NiprFullInfo.Producer.Npn == 19000001
 
 
-def test_table_is_the_default_on_a_terminal_and_env_goes_either_side(
-    capsys, served, monkeypatch
-):
+def test_table_is_the_default_on_a_terminal_and_env_goes_either_side(capsys, served, monkeypatch):
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     code, out, _ = run(capsys, "--env", "served", "search", "agents", "--npn", DEMO_AGENT)
     assert code == 0 and out.startswith("NPN ") and "***-**-1234" in out
-    code, out, err = run(capsys, "--env", "served", "search", "agents", "--npn", DEMO_AGENT,
-                         "--env", "nowhere")
+    code, out, err = run(
+        capsys, "--env", "served", "search", "agents", "--npn", DEMO_AGENT, "--env", "nowhere"
+    )
     assert code == 2 and "no environment named nowhere" in err

@@ -143,7 +143,9 @@ async def test_firm_search_by_ssn_and_npn_are_sent_as_the_interface_allows():
         await client.search_agencies({"SearchType": "NPN"})
     assert found.NiprFirmsSummaryInfo.Firms[0].Npn == 19000002
     assert [json.loads(r.content) for r in rec.requests] == [
-        {"SearchType": "SSN", "FirmFein": "00-0000001"}, {"SearchType": "NPN"}]
+        {"SearchType": "SSN", "FirmFein": "00-0000001"},
+        {"SearchType": "NPN"},
+    ]
 
 
 # --- issue 10: reading tolerantly -------------------------------------------------------
@@ -155,8 +157,11 @@ NIPR_SHAPED = {
         "Biographic": {"FirstName": "Avery", "BirthDate": "1980-01-31"},
         "Organization": None,
         "AddressInfo": {"Addresses": [{"Line1": "1 Main", "AddressTypeCode": "BUS"}]},
-        "LicenseData": {"Licenses": [{"LicenseNumber": "0H19001", "LOAs": {"LOA": ["Life"]},
-                                      "LinesOfAuthority": None}]},
+        "LicenseData": {
+            "Licenses": [
+                {"LicenseNumber": "0H19001", "LOAs": {"LOA": ["Life"]}, "LinesOfAuthority": None}
+            ]
+        },
         "Extra": {"Deep": [1, {"x": None}]},
     }
 }
@@ -178,8 +183,10 @@ async def test_a_record_without_the_members_we_chose_is_read_with_everything_kep
 
 
 async def test_hits_and_orders_without_the_members_we_chose_are_read():
-    hits = {"IndividualsSummaryInfo": {"Individuals": [{"FirstName": "Ava"}]},
-            "AdditionalInfo": {"Entity": {"ResultCount": None, "Truncated": None}}}
+    hits = {
+        "IndividualsSummaryInfo": {"Individuals": [{"FirstName": "Ava"}]},
+        "AdditionalInfo": {"Entity": {"ResultCount": None, "Truncated": None}},
+    }
     order = {"order": {"orderDetails": {"state": "QUEUED"}, "itemDetails": None}}
     rec = Recorder(ok(hits), ok(order))
     async with make_client(rec) as client:
@@ -194,8 +201,10 @@ async def test_hits_and_orders_without_the_members_we_chose_are_read():
 @pytest.mark.parametrize("root", [b"ImportResponse", b"Result", b"ns:Answer"])
 async def test_an_xml_answer_under_any_root_is_read(root):
     # Issue 10, item 2: the spec names no XML root of the import answer.
-    body = (b"<?xml version='1.0'?><" + root + b"><Success>true</Success><Message>ok</Message>"
-            b"<Extra>1</Extra></" + root + b">")
+    body = (
+        b"<?xml version='1.0'?><" + root + b"><Success>true</Success><Message>ok</Message>"
+        b"<Extra>1</Extra></" + root + b">"
+    )
     if root.startswith(b"ns:"):
         body = body.replace(b"<ns:Answer>", b'<ns:Answer xmlns:ns="urn:x">')
     rec = Recorder(httpx.Response(200, content=body, headers={"Content-Type": "application/xml"}))
@@ -213,16 +222,28 @@ async def test_a_bad_answer_keeps_its_body_to_show():
 
 async def test_an_all_failed_bulk_status_with_another_word_and_odd_counts_is_read():
     # Issue 10, item 3: FAILED for the whole request, counts that do not add up.
-    body = {"bulkRequestId": "b1", "processingStatus": "COMPLETE", "operationDetails": {
-        "status": "FAILED", "totalItems": 3, "success": 0, "failures": 2, "requestItems": [
-            {"clientRefId": "r1", "status": "FAILED", "retryable": False, "errorMessage": None},
-            {"clientRefId": "r2", "status": "Failure", "errorMessage": ["x", None]}]}}
+    body = {
+        "bulkRequestId": "b1",
+        "processingStatus": "COMPLETE",
+        "operationDetails": {
+            "status": "FAILED",
+            "totalItems": 3,
+            "success": 0,
+            "failures": 2,
+            "requestItems": [
+                {"clientRefId": "r1", "status": "FAILED", "retryable": False, "errorMessage": None},
+                {"clientRefId": "r2", "status": "Failure", "errorMessage": ["x", None]},
+            ],
+        },
+    }
     async with make_client(Recorder(ok(body))) as client:
         status = await client.bulk_status("b1")
     assert status.complete
     assert [i.status for i in status.operationDetails.requestItems] == ["FAILED", "FAILED"]
     assert status.problems() == [
-        "totalItems is 3 but success + failures is 2", "2 records are listed for 3 items"]
+        "totalItems is 3 but success + failures is 2",
+        "2 records are listed for 3 items",
+    ]
 
 
 async def test_export_answers_without_data_set_types_are_read():
@@ -233,15 +254,16 @@ async def test_export_answers_without_data_set_types_are_read():
         found = await client.export_agent({"dataSets": ["AgentAddressDataSet", "Whatever"]})
     assert [d.dataSetType for d in found.dataSets] == [None, None]
     assert found.dataSets[0].records == [] and found.dataSets[1].model_extra == {"$type": "X"}
-    assert json.loads(rec.requests[0].content) == {
-        "dataSets": ["AgentAddressDataSet", "Whatever"]}
+    assert json.loads(rec.requests[0].content) == {"dataSets": ["AgentAddressDataSet", "Whatever"]}
 
 
 # --- issue 10: writing exactly -----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("date_format", "sent"), [
-    ("MM/DD/YYYY", "01/31/1980"), ("YYYY-MM-DD", "1980-01-31"), ("YYYYMMDD", "19800131")])
+@pytest.mark.parametrize(
+    ("date_format", "sent"),
+    [("MM/DD/YYYY", "01/31/1980"), ("YYYY-MM-DD", "1980-01-31"), ("YYYYMMDD", "19800131")],
+)
 @pytest.mark.parametrize("typed", ["01/31/1980", "1980-01-31"])
 async def test_order_dates_typed_either_way_go_in_the_environments_date_format(
     date_format, sent, typed
@@ -249,8 +271,9 @@ async def test_order_dates_typed_either_way_go_in_the_environments_date_format(
     rec = Recorder(ok(ORDER_RESPONSE))
     client = RegistryClient(URLS, transport=httpx.MockTransport(rec), date_format=date_format)
     async with client:
-        await client.submit_order({**ORDER, "data": {**ORDER["data"], "dateOfBirth": typed,
-                                                     "dateEffective": "soon"}})
+        await client.submit_order(
+            {**ORDER, "data": {**ORDER["data"], "dateOfBirth": typed, "dateEffective": "soon"}}
+        )
     data = json.loads(rec.requests[0].content)["data"]
     assert data["dateOfBirth"] == sent
     assert data["dateEffective"] == "soon"  # not a date we know: sent as typed
@@ -258,16 +281,25 @@ async def test_order_dates_typed_either_way_go_in_the_environments_date_format(
 
 async def test_habits_beyond_the_spec_do_not_block_a_request():
     # Issue 10, item 5: each of these was refused before anything was sent.
-    rec = Recorder(ok(ORDER_RESPONSE), ok({"NiprFirmsSummaryInfo": {}}),
-                   ok({"order": {"orderDetails": {}}}))
-    odd_order = {"tlq": {**ORDER["tlq"], "juris": "ZZ", "userId": "  "},
-                 "data": {**ORDER["data"], "firstName": " ", "contactPhone": "555-01",
-                          "termCauseYN": "", "loa": ["x" * 101],
-                          "mailingAddress": {"mailState": "Ontario", "mailZip": "K1A 0B1"}}}
+    rec = Recorder(
+        ok(ORDER_RESPONSE), ok({"NiprFirmsSummaryInfo": {}}), ok({"order": {"orderDetails": {}}})
+    )
+    odd_order = {
+        "tlq": {**ORDER["tlq"], "juris": "ZZ", "userId": "  "},
+        "data": {
+            **ORDER["data"],
+            "firstName": " ",
+            "contactPhone": "555-01",
+            "termCauseYN": "",
+            "loa": ["x" * 101],
+            "mailingAddress": {"mailState": "Ontario", "mailZip": "K1A 0B1"},
+        },
+    }
     async with make_client(rec) as client:
         await client.submit_order(odd_order)
-        await client.search_agencies({"SearchType": "LICENSE", "LicenseJurisdiction": "UK",
-                                      "LicenseNumber": "1"})
+        await client.search_agencies(
+            {"SearchType": "LICENSE", "LicenseJurisdiction": "UK", "LicenseNumber": "1"}
+        )
         await client.order_status("")
     assert len(rec.requests) == 3
     assert json.loads(rec.requests[0].content)["tlq"]["juris"] == "ZZ"
@@ -407,8 +439,12 @@ async def test_a_silent_server_gets_one_deadline_for_the_whole_operation(silent_
     host, port = silent_server
     urls = {group: f"http://{host}:{port}" for group in URLS}
     log: list[RequestLog] = []
-    client = RegistryClient(urls, timeout=0.6, on_request=log.append,
-                            retry=RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.01))
+    client = RegistryClient(
+        urls,
+        timeout=0.6,
+        on_request=log.append,
+        retry=RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.01),
+    )
     started = time.monotonic()
     async with client:
         with pytest.raises(Unavailable) as failure:

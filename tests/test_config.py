@@ -372,7 +372,8 @@ def test_config_imports_no_ui_or_optional_packages() -> None:
 
 def test_date_format_and_dialect_are_read_and_default_sensibly(config_file: Path) -> None:
     config_file.parent.mkdir(parents=True, exist_ok=True)
-    config_file.write_text(dedent("""\
+    config_file.write_text(
+        dedent("""\
         active = "sandbox"
         [environments.sandbox]
         embedded = true
@@ -380,7 +381,9 @@ def test_date_format_and_dialect_are_read_and_default_sensibly(config_file: Path
         date_format = "YYYY-MM-DD"
         [environments.staging]
         base_url = "https://registry.example.test"
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     config = load_config()
     sandbox, staging = config.environments["sandbox"], config.environments["staging"]
     assert (sandbox.dialect, sandbox.date_format) == ("minimal", "YYYY-MM-DD")
@@ -396,10 +399,13 @@ def test_the_date_formats_offered_are_those_the_client_can_send() -> None:
     assert set(offered) == set(DATE_FORMATS)
 
 
-@pytest.mark.parametrize(("setting", "expected"), [
-    ('date_format = "DD/MM/YYYY"', "environments.sandbox.date_format: must be one of"),
-    ('dialect = "fancy"', "environments.sandbox.dialect: must be one of native, minimal"),
-])
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        ('date_format = "DD/MM/YYYY"', "environments.sandbox.date_format: must be one of"),
+        ('dialect = "fancy"', "environments.sandbox.dialect: must be one of native, minimal"),
+    ],
+)
 def test_a_bad_date_format_or_dialect_is_named(
     config_file: Path, setting: str, expected: str
 ) -> None:

@@ -376,25 +376,48 @@ def test_final_processing_words_mean_complete(processing: str) -> None:
 
 
 def test_item_status_synonyms_are_normalised_and_unknown_words_kept() -> None:
-    body = status_body("IN_PROGRESS", None, 4, 0, 0,
-                       items("success", "Failure", "IN_PROGRESS", "QUEUED"))
+    body = status_body(
+        "IN_PROGRESS", None, 4, 0, 0, items("success", "Failure", "IN_PROGRESS", "QUEUED")
+    )
     parsed = accepted(BulkStatus, body)
     assert not parsed.complete
     assert [i.status for i in parsed.operationDetails.requestItems] == [
-        "COMPLETED", "FAILED", "IN_PROGRESS", "QUEUED"]
+        "COMPLETED",
+        "FAILED",
+        "IN_PROGRESS",
+        "QUEUED",
+    ]
 
 
 def test_status_with_nulls_for_lists_and_a_lone_error_message_is_read() -> None:
-    body = {"bulkRequestId": GUID, "processingStatus": "COMPLETE", "operationDetails": {
-        "status": "FAILED", "totalItems": 1, "success": None, "failures": 1,
-        "requestItems": [{"clientRefId": GUID, "status": "FAILED", "retryable": None,
-                          "errorMessage": "Ssn: is required", "x-trace": "t1"}]}}
+    body = {
+        "bulkRequestId": GUID,
+        "processingStatus": "COMPLETE",
+        "operationDetails": {
+            "status": "FAILED",
+            "totalItems": 1,
+            "success": None,
+            "failures": 1,
+            "requestItems": [
+                {
+                    "clientRefId": GUID,
+                    "status": "FAILED",
+                    "retryable": None,
+                    "errorMessage": "Ssn: is required",
+                    "x-trace": "t1",
+                }
+            ],
+        },
+    }
     parsed = accepted(BulkStatus, body)
     item = parsed.operationDetails.requestItems[0]
     assert item.errorMessage == ["Ssn: is required"] and item.retryable is False
     assert item.model_extra == {"x-trace": "t1"}
-    empty = {"bulkRequestId": GUID, "processingStatus": "IN_PROGRESS",
-             "operationDetails": {"requestItems": None}}
+    empty = {
+        "bulkRequestId": GUID,
+        "processingStatus": "IN_PROGRESS",
+        "operationDetails": {"requestItems": None},
+    }
     assert accepted(BulkStatus, empty).operationDetails.requestItems == []
 
 
@@ -497,8 +520,10 @@ def test_unknown_name_is_sent_as_typed_with_a_warning(
     assert [path for path, _ in warnings(model, data)] == unknown
 
 
-@pytest.mark.parametrize(("model", "prefix", "valid"), [
-    (AgentExportRequest, "Agent", AGENT_NAMES), (AgencyExportRequest, "Firm", AGENCY_NAMES)])
+@pytest.mark.parametrize(
+    ("model", "prefix", "valid"),
+    [(AgentExportRequest, "Agent", AGENT_NAMES), (AgencyExportRequest, "Firm", AGENCY_NAMES)],
+)
 def test_the_interfaces_type_names_are_accepted_without_warning(
     model: type[BaseModel], prefix: str, valid: list[str]
 ) -> None:
@@ -508,17 +533,24 @@ def test_the_interfaces_type_names_are_accepted_without_warning(
     assert warnings(model, data) == []
     assert [model.canonical(n) for n in names] == list(valid)
     assert model.type_name("AgentAddressDataSet" if prefix == "Agent" else "FirmFirmDataSet") in (
-        "AgentAddressDataSet", "FirmFirmDataSet")
+        "AgentAddressDataSet",
+        "FirmFirmDataSet",
+    )
 
 
 @pytest.mark.parametrize(
     ("model", "name"),
-    [(AgentExportRequest, "Firm"), (AgentExportRequest, "Officer"),
-     (AgencyExportRequest, "Ce"), (AgencyExportRequest, "Drp")],
+    [
+        (AgentExportRequest, "Firm"),
+        (AgentExportRequest, "Officer"),
+        (AgencyExportRequest, "Ce"),
+        (AgencyExportRequest, "Drp"),
+    ],
 )
 def test_names_of_the_other_kind_warn(model: type[BaseModel], name: str) -> None:
     assert [p for p, _ in warnings(model, {"profileKey": "PK", "dataSets": [name]})] == [
-        "dataSets[0]"]
+        "dataSets[0]"
+    ]
 
 
 @pytest.mark.parametrize("model", [AgentExportRequest, AgencyExportRequest])
@@ -574,12 +606,25 @@ def test_export_response_reads_data_sets_or_null() -> None:
 
 def test_bulk_lines_accept_either_key_spelling_and_are_written_camel_case() -> None:
     # Issue 10, item 8, decided: both spellings are read; bulk is written camelCase.
-    pascal = {"ProfileKey": "PK-1", "Ssn": "900000001",
-              "Demographic": {"EmpStatus": 7040, "FirstName": "A", "LastName": "B"}}
+    pascal = {
+        "ProfileKey": "PK-1",
+        "Ssn": "900000001",
+        "Demographic": {"EmpStatus": 7040, "FirstName": "A", "LastName": "B"},
+    }
     item = accepted(BulkItem, {"clientRefId": GUID, "data": {"agent": pascal}})
     line = item.to_line()["data"]["agent"]
     assert line["profileKey"] == "PK-1" and line["demographic"]["empStatus"] == "7040"
-    agency = accepted(BulkItem, {"clientRefId": GUID, "data": {"agency": {
-        "profileKey": "F-1", "tin": "900000002",
-        "demographic": {"firmName": "F", "status": "7041"}}}})
+    agency = accepted(
+        BulkItem,
+        {
+            "clientRefId": GUID,
+            "data": {
+                "agency": {
+                    "profileKey": "F-1",
+                    "tin": "900000002",
+                    "demographic": {"firmName": "F", "status": "7041"},
+                }
+            },
+        },
+    )
     assert agency.to_line()["data"]["agency"]["demographic"]["status"] == 7041

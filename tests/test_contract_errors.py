@@ -348,8 +348,10 @@ def test_contract_error_from_field_errors_directly() -> None:
 
 
 def test_validations_text_becomes_field_errors():
-    errors = parse_validations("Demographic.FirstName: is required\n\nsomething went wrong: "
-                               "badly\nContacts[0].EmailAddress: bounced: twice")
+    errors = parse_validations(
+        "Demographic.FirstName: is required\n\nsomething went wrong: "
+        "badly\nContacts[0].EmailAddress: bounced: twice"
+    )
     assert [(e.path, e.message) for e in errors] == [
         ("Demographic.FirstName", "is required"),
         ("", "something went wrong: badly"),

@@ -339,8 +339,12 @@ def test_contact_phone_not_digits_only_is_sent_with_a_warning() -> None:
     body = order(contactPhone="555-123-45")
     assert accepted_order(body).data.contactPhone == "555-123-45"
     assert warnings(Order, body) == [("data.contactPhone", "is usually digits only")]
-    refused(Order, order(contactPhone="5" * 11), "data.contactPhone",
-            "must be at most 10 characters, not 11")
+    refused(
+        Order,
+        order(contactPhone="5" * 11),
+        "data.contactPhone",
+        "must be at most 10 characters, not 11",
+    )
 
 
 # --- data: fields with a lower bound or a fixed length ------------------------------------
@@ -436,8 +440,12 @@ def test_date_in_another_form_is_sent_with_a_warning(field: str, value: str) -> 
 
 @pytest.mark.parametrize("field", DATE_FIELDS)
 def test_date_longer_than_10_is_refused(field: str) -> None:
-    refused(Order, order(**{field: "01/31/19800"}), f"data.{field}",
-            "must be at most 10 characters, not 11")
+    refused(
+        Order,
+        order(**{field: "01/31/19800"}),
+        f"data.{field}",
+        "must be at most 10 characters, not 11",
+    )
 
 
 # --- loa: array of strings or null --------------------------------------------------------

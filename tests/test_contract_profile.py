@@ -303,9 +303,7 @@ def test_required_text_of_spaces_is_sent_with_a_warning(
     # Issue 10, item 5: "non-empty" is the spec's rule; spaces only is our habit to question.
     data = {**base, field: "  "}
     assert problems(model, data) == []
-    assert (field, "holds only spaces; the service may treat it as empty") in warnings(
-        model, data
-    )
+    assert (field, "holds only spaces; the service may treat it as empty") in warnings(model, data)
 
 
 def test_required_field_of_a_section_is_reported_with_its_section() -> None:
@@ -556,11 +554,14 @@ def test_dynamic_data_only_in_business_address_in_xml(
 def test_agent_primary_address_is_accepted_in_xml_and_bulk_alike_with_a_warning() -> None:
     # Issue 10, item 8: the agent schema lists PrimaryAddress in neither document; only
     # the spec's sample bulk record carries it. Both accept it, both warn.
-    for data, context in (({**AGENT_XML, "PrimaryAddress": ADDRESS}, XML),
-                          ({**AGENT, "PrimaryAddress": ADDRESS}, None)):
+    for data, context in (
+        ({**AGENT_XML, "PrimaryAddress": ADDRESS}, XML),
+        ({**AGENT, "PrimaryAddress": ADDRESS}, None),
+    ):
         assert accepted(AgentRecord, data, context).PrimaryAddress.Zip == "62701"
-        [(path, message)] = [w for w in warnings(AgentRecord, data, context)
-                             if w[0] == "PrimaryAddress"]
+        [(path, message)] = [
+            w for w in warnings(AgentRecord, data, context) if w[0] == "PrimaryAddress"
+        ]
         assert "not listed by the agent schema" in message
 
 
@@ -649,4 +650,5 @@ def test_xml_dates_are_any_text_with_a_warning_and_bulk_ones_stay_iso(value: str
     assert [p for p, _ in warnings(AgentRecord, data, XML)] == ["Demographic.DateOfBirth"]
     bulk = {**AGENT, "Demographic": {**AGENT_DEMOGRAPHIC, "DateOfBirth": value}}
     assert problems(AgentRecord, bulk) == [
-        ("Demographic.DateOfBirth", "must be an ISO 8601 date-time such as 2024-05-31T00:00:00")]
+        ("Demographic.DateOfBirth", "must be an ISO 8601 date-time such as 2024-05-31T00:00:00")
+    ]

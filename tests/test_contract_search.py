@@ -303,6 +303,7 @@ def test_fields_of_another_search_type_are_still_bounded() -> None:
 
 # --- the firm search quirk: SearchType SSN and NPN ---------------------------------------
 
+
 @pytest.mark.parametrize("npn", [0, -1, -(2**31)])
 def test_npn_not_positive_is_sent_with_a_warning(npn: int) -> None:
     # Issue 10, item 5: the spec bounds Npn as int32 only; "positive" is our habit.
@@ -408,8 +409,12 @@ def test_license_jurisdiction_empty_counts_as_missing_and_text_is_required(
     model: type[BaseModel],
 ) -> None:
     base = AGENT_SEARCHES["LICENSE"] if model is AgentSearch else FIRM_SEARCHES["LICENSE"]
-    refused(model, _with(base, LicenseJurisdiction=""), "LicenseJurisdiction",
-            "is required when SearchType is LICENSE")
+    refused(
+        model,
+        _with(base, LicenseJurisdiction=""),
+        "LicenseJurisdiction",
+        "is required when SearchType is LICENSE",
+    )
     refused(model, _with(base, LicenseJurisdiction=6), "LicenseJurisdiction", "must be text")
 
 

@@ -45,8 +45,7 @@ CORE = [
 
 def _modules_after_import(module: str) -> set[str]:
     code = f"import json, sys, {module}; print(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(json.loads(out.stdout))
 
 

@@ -25,10 +25,22 @@ SSN = "000121234"
 
 def order(num: str, juris: str = "AS") -> dict:
     return {
-        "tlq": {"juris": juris, "pType": "I", "fType": "A", "lType": "M",
-                "clientOrderNum": num, "userId": "tester", "filingMode": "E"},
-        "data": {"firstName": "Avery", "lastName": "Sample", "taxId": SSN,
-                 "niprNoReq": "19000001", "dateOfBirth": "1980-01-31"},
+        "tlq": {
+            "juris": juris,
+            "pType": "I",
+            "fType": "A",
+            "lType": "M",
+            "clientOrderNum": num,
+            "userId": "tester",
+            "filingMode": "E",
+        },
+        "data": {
+            "firstName": "Avery",
+            "lastName": "Sample",
+            "taxId": SSN,
+            "niprNoReq": "19000001",
+            "dateOfBirth": "1980-01-31",
+        },
     }
 
 
@@ -49,7 +61,8 @@ async def client(served_sandbox):
 async def test_search_and_full_record_read_in_either_dialect(client, served_sandbox):
     _, dialect = served_sandbox
     found = await client.search_agents(
-        {"SearchType": "NAME", "FirstName": "Avery", "LastName": "Sample"})
+        {"SearchType": "NAME", "FirstName": "Avery", "LastName": "Sample"}
+    )
     [hit] = found.IndividualsSummaryInfo.Individuals
     assert hit.Npn == 19000001 and hit.LastName == "Sample"
     info = (await client.get_agent(hit.Npn)).NiprFullInfo
@@ -113,14 +126,19 @@ async def test_an_order_date_typed_iso_is_filed_as_mm_dd_yyyy(client, served_san
 async def test_bulk_status_of_an_all_failed_request_is_read(client, served_sandbox):
     # Issue 10, item 3: the minimal dialect says FAILED, the native one FAILURE.
     _, dialect = served_sandbox
-    bad = BulkItem.model_validate({"clientRefId": "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
-                                   "data": {"agency": {"profileKey": "F-1", "tin": "1"}}})
+    bad = BulkItem.model_validate(
+        {
+            "clientRefId": "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+            "data": {"agency": {"profileKey": "F-1", "tin": "1"}},
+        }
+    )
     accepted = await client.bulk_submit([bad])
     deadline = time.monotonic() + 20
     while not (status := await client.bulk_status(accepted.bulkRequestId)).complete:
         assert time.monotonic() < deadline, "the bulk request never completed"
-        assert status.processingStatus in (("IN_PROGRESS",) if dialect == "minimal"
-                                           else ("PENDING", "PROCESSING"))
+        assert status.processingStatus in (
+            ("IN_PROGRESS",) if dialect == "minimal" else ("PENDING", "PROCESSING")
+        )
         await asyncio.sleep(0.05)
     assert status.operationDetails.status == ("FAILED" if dialect == "minimal" else "FAILURE")
     assert [i.status for i in status.operationDetails.requestItems] == ["FAILED"]
@@ -128,12 +146,13 @@ async def test_bulk_status_of_an_all_failed_request_is_read(client, served_sandb
 
 
 async def test_import_answer_is_read_whatever_its_xml_root(client, served_sandbox):
-    record = {"ProfileKey": "DIA-1", "Ssn": "900000001",
-              "Demographic": {"EmpStatus": 7040, "FirstName": "A", "LastName": "B"},
-              "BusinessAddress": {"City": "X", "State": "CA", "StreetAddress1": "1",
-                                  "Zip": "1"},
-              "PrimaryAddress": {"City": "X", "State": "CA", "StreetAddress1": "1",
-                                 "Zip": "1"}}
+    record = {
+        "ProfileKey": "DIA-1",
+        "Ssn": "900000001",
+        "Demographic": {"EmpStatus": 7040, "FirstName": "A", "LastName": "B"},
+        "BusinessAddress": {"City": "X", "State": "CA", "StreetAddress1": "1", "Zip": "1"},
+        "PrimaryAddress": {"City": "X", "State": "CA", "StreetAddress1": "1", "Zip": "1"},
+    }
     result = await client.import_agent(record)
     assert result.Success is True, result.Validations
 
@@ -142,12 +161,16 @@ async def test_export_names_by_type_and_unknown_names_in_either_dialect(client, 
     # Issue 10, item 4: the interface's type names are accepted; the sandbox answers the
     # names it does not know in a member of its own.
     _, dialect = served_sandbox
-    firm = {"ProfileKey": "EXP-1", "Tin": "000000001",
-            "Demographic": {"FirmName": "Sample Risk Partners LLC", "Status": "7040"},
-            "BusinessAddress": {"City": "X", "State": "CA", "StreetAddress1": "1", "Zip": "1"}}
+    firm = {
+        "ProfileKey": "EXP-1",
+        "Tin": "000000001",
+        "Demographic": {"FirmName": "Sample Risk Partners LLC", "Status": "7040"},
+        "BusinessAddress": {"City": "X", "State": "CA", "StreetAddress1": "1", "Zip": "1"},
+    }
     assert (await client.import_agency(firm)).Success
     found = await client.export_agency(
-        {"profileKey": "EXP-1", "dataSets": ["FirmFirmDataSet", "Address", "Bogus"]})
+        {"profileKey": "EXP-1", "dataSets": ["FirmFirmDataSet", "Address", "Bogus"]}
+    )
     assert [d.dataSetType for d in found.dataSets] == ["FirmFirmDataSet", "FirmAddressDataSet"]
     assert found.model_extra["unknownDataSets"] == ["Bogus"]
     if dialect == "minimal":
@@ -158,22 +181,37 @@ async def test_export_names_by_type_and_unknown_names_in_either_dialect(client, 
 
 
 def test_minimal_rewrites_words_dates_roots_and_empty_lists():
-    status = {"bulkRequestId": "b", "processingStatus": "PROCESSING",
-              "operationDetails": {"status": None, "requestItems": [
-                  {"clientRefId": "r", "status": "PENDING", "errorMessage": []}]}}
+    status = {
+        "bulkRequestId": "b",
+        "processingStatus": "PROCESSING",
+        "operationDetails": {
+            "status": None,
+            "requestItems": [{"clientRefId": "r", "status": "PENDING", "errorMessage": []}],
+        },
+    }
     out = json.loads(rewrite("/bulk/v1/status/b", "application/json", json.dumps(status).encode()))
     assert out["processingStatus"] == "IN_PROGRESS"
     assert out["operationDetails"]["requestItems"][0] == {
-        "clientRefId": "r", "status": "IN_PROGRESS", "errorMessage": None}
-    record = {"NiprFullInfo": {"Producer": {"Npn": 1, "EntityType": "FIRM"}, "Organization": [],
-                               "LicenseData": {"Licenses": [{"ExpirationDate": "05/31/2027"}]}}}
-    out = json.loads(rewrite("/producerpdbsearch/v1/agency", "application/json",
-                             json.dumps(record).encode()))["NiprFullInfo"]
+        "clientRefId": "r",
+        "status": "IN_PROGRESS",
+        "errorMessage": None,
+    }
+    record = {
+        "NiprFullInfo": {
+            "Producer": {"Npn": 1, "EntityType": "FIRM"},
+            "Organization": [],
+            "LicenseData": {"Licenses": [{"ExpirationDate": "05/31/2027"}]},
+        }
+    }
+    out = json.loads(
+        rewrite("/producerpdbsearch/v1/agency", "application/json", json.dumps(record).encode())
+    )["NiprFullInfo"]
     assert out["Producer"] == {"Npn": 1} and out["Organization"] is None
     assert out["LicenseData"]["Licenses"][0]["ExpirationDate"] == "2027-05-31"
     xml = b"<?xml version='1.0'?><ImportResult><Success>true</Success></ImportResult>"
     assert rewrite("/producerimport/v1/agents", "application/xml", xml) == (
-        b"<?xml version='1.0'?><ImportResponse><Success>true</Success></ImportResponse>")
+        b"<?xml version='1.0'?><ImportResponse><Success>true</Success></ImportResponse>"
+    )
     assert XML_ROOTS["ImportResult"] == "ImportResponse"
     assert rewrite("/x", "text/plain", b"[]") == b"[]"
 
@@ -202,11 +240,16 @@ async def test_the_embedded_sandbox_answers_in_its_environments_dialect():
 
 
 def test_served_minimal_dialect_over_http(tmp_path):
-    with serve(tmp_path / "m.db", "--dialect", "minimal") as server, \
-            httpx.Client(base_url=server.url, timeout=10) as http:
+    with (
+        serve(tmp_path / "m.db", "--dialect", "minimal") as server,
+        httpx.Client(base_url=server.url, timeout=10) as http,
+    ):
         body = http.get("/producerpdbsearch/v1/agent", params={"Npn": 19000001}).json()
-        xml = http.get("/producerpdbsearch/v1/agent", params={"Npn": 19000001},
-                       headers={"Accept": "application/xml"})
+        xml = http.get(
+            "/producerpdbsearch/v1/agent",
+            params={"Npn": 19000001},
+            headers={"Accept": "application/xml"},
+        )
     assert "EntityType" not in body["NiprFullInfo"]["Producer"]
     assert body["NiprFullInfo"]["ReportSource"]["System"] == "sandbox-minimal"
     assert xml.content.lstrip().startswith(b"<?xml") and b"<NiprReport>" in xml.content

@@ -29,14 +29,23 @@ from tui_app.wire.xml import load_xml
 
 XML = {"format": "xml"}
 
-EXPORT = ExportResponse(dataSets=[
-    DataSet(dataSetType="AgentAddressDataSet", records=[
-        {"AddressType": "BusinessAddress", "City": "San Francisco", "Zip": "94105",
-         "DynamicData": {"Branch": "West"}},
-        {"AddressType": "MailingAddress", "City": "Oakland", "County": "Alameda"},
-    ]),
-    DataSet(dataSetType="AgentCeDataSet", records=[]),
-])
+EXPORT = ExportResponse(
+    dataSets=[
+        DataSet(
+            dataSetType="AgentAddressDataSet",
+            records=[
+                {
+                    "AddressType": "BusinessAddress",
+                    "City": "San Francisco",
+                    "Zip": "94105",
+                    "DynamicData": {"Branch": "West"},
+                },
+                {"AddressType": "MailingAddress", "City": "Oakland", "County": "Alameda"},
+            ],
+        ),
+        DataSet(dataSetType="AgentCeDataSet", records=[]),
+    ]
+)
 
 AGENCY = {
     "ProfileKey": "SRP-1", "Tin": "000000001",
@@ -56,10 +65,13 @@ def read_csv(path: Path) -> list[list[str]]:
 
 
 def test_csv_columns_are_the_union_of_keys_and_nested_values_are_json(tmp_path):
-    path = write_csv(tmp_path / "a.csv", [
-        {"A": "x", "Nested": {"k": [1, 2]}, "Flag": True},
-        {"B": 7, "A": "y, with a comma", "Empty": None},
-    ])
+    path = write_csv(
+        tmp_path / "a.csv",
+        [
+            {"A": "x", "Nested": {"k": [1, 2]}, "Flag": True},
+            {"B": 7, "A": "y, with a comma", "Empty": None},
+        ],
+    )
     assert read_csv(path) == [
         ["A", "Nested", "Flag", "B", "Empty"],
         ["x", '{"k":[1,2]}', "true", "", ""],
@@ -89,8 +101,13 @@ def test_an_export_refuses_other_suffixes(tmp_path):
 
 def test_the_form_has_no_input_for_what_the_xml_omits():
     agent = xml_input_excludes(AgentRecord)
-    assert {"CurrentEmployment.City", "CurrentEmployment.Zip", "Demographic.Country",
-            "Demographic.HireDate", "Demographic.JobTitle"} <= agent
+    assert {
+        "CurrentEmployment.City",
+        "CurrentEmployment.Zip",
+        "Demographic.Country",
+        "Demographic.HireDate",
+        "Demographic.JobTitle",
+    } <= agent
     # Issue 10, item 8: an agent's PrimaryAddress is accepted (with a warning) in XML too.
     assert "PrimaryAddress" not in agent
     assert "BusinessAddress.DynamicData" not in agent
@@ -101,8 +118,13 @@ def test_the_form_has_no_input_for_what_the_xml_omits():
 def test_split_for_xml_keeps_what_the_document_carries():
     bulk = {
         **DEMO_AGENT,
-        "CurrentEmployment": {**DEMO_AGENT["CurrentEmployment"], "City": "SF", "State": "CA",
-                              "StreetAddress1": "1 A St", "Zip": "94105"},
+        "CurrentEmployment": {
+            **DEMO_AGENT["CurrentEmployment"],
+            "City": "SF",
+            "State": "CA",
+            "StreetAddress1": "1 A St",
+            "Zip": "94105",
+        },
         "Contact": {**DEMO_AGENT["Contact"], "DynamicData": {"x": "1"}},
         "PrimaryAddress": DEMO_AGENT["MailingAddress"],
     }
@@ -112,8 +134,10 @@ def test_split_for_xml_keeps_what_the_document_carries():
     assert kept["PrimaryAddress"] == DEMO_AGENT["MailingAddress"]
     assert dropped == {
         "Contact.DynamicData": {"x": "1"},
-        "CurrentEmployment.City": "SF", "CurrentEmployment.State": "CA",
-        "CurrentEmployment.StreetAddress1": "1 A St", "CurrentEmployment.Zip": "94105",
+        "CurrentEmployment.City": "SF",
+        "CurrentEmployment.State": "CA",
+        "CurrentEmployment.StreetAddress1": "1 A St",
+        "CurrentEmployment.Zip": "94105",
     }
     assert kept["BusinessAddress"]["DynamicData"] == {"Branch": "West", "Desk": "7"}
     assert "City" in bulk["CurrentEmployment"]  # the input is left as it was
@@ -121,8 +145,10 @@ def test_split_for_xml_keeps_what_the_document_carries():
 
 def test_split_for_xml_names_list_items_by_index():
     kept, dropped = split_for_xml(AgencyRecord, AGENCY)
-    assert dropped == {"Contacts[0].DynamicData": {"Desk": "9"},
-                       "Demographic.EmailAddress": "firm@example.test"}
+    assert dropped == {
+        "Contacts[0].DynamicData": {"Desk": "9"},
+        "Demographic.EmailAddress": "firm@example.test",
+    }
     assert AgencyRecord.model_validate(kept, context=XML).Contacts[0].ContactType == "Billing"
 
 
@@ -163,12 +189,15 @@ def test_a_bare_record_line_reads_in_either_spelling(tmp_path, spelling):
     assert (kind, AgencyRecord.model_validate(values)) == ("agency", record)
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("", "holds no record"),
-    ("[1]\n", "line 1: line is not a JSON object"),
-    ('{"ProfileKey": "X"}\n', "cannot tell an agent (Ssn) from an agency (Tin)"),
-    ('{"clientRefId": "x", "data": {"agent": {}, "agency": {}}}\n', "exactly one of agent"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "holds no record"),
+        ("[1]\n", "line 1: line is not a JSON object"),
+        ('{"ProfileKey": "X"}\n', "cannot tell an agent (Ssn) from an agency (Tin)"),
+        ('{"clientRefId": "x", "data": {"agent": {}, "agency": {}}}\n', "exactly one of agent"),
+    ],
+)
 def test_an_unusable_line_says_why(tmp_path, content, message):
     path = tmp_path / "bad.ndjson"
     path.write_text(content)
@@ -183,9 +212,14 @@ def test_an_xml_document_of_another_kind_is_refused(tmp_path):
         read_profile(path)
 
 
-ORDER_DRAFT = {"tlq": {"juris": "TX", "pType": "A", "clientOrderNum": "DRAFT1"},
-               "data": {"firmName": "Sample Risk Partners LLC", "taxId": "000121234",
-                        "loa": ["Life", "Casualty"]}}
+ORDER_DRAFT = {
+    "tlq": {"juris": "TX", "pType": "A", "clientOrderNum": "DRAFT1"},
+    "data": {
+        "firmName": "Sample Risk Partners LLC",
+        "taxId": "000121234",
+        "loa": ["Life", "Casualty"],
+    },
+}
 
 
 @pytest.mark.parametrize("suffix", [".json", ".xml"])
@@ -196,9 +230,14 @@ def test_an_order_draft_reads_back_as_saved_and_stays_private(tmp_path, suffix):
     assert read_order_draft(path) == ORDER_DRAFT
 
 
-@pytest.mark.parametrize(("name", "content"), [
-    ("list.json", b"[1, 2]"), ("broken.json", b"{"), ("broken.xml", b"<Order><tlq>"),
-])
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("list.json", b"[1, 2]"),
+        ("broken.json", b"{"),
+        ("broken.xml", b"<Order><tlq>"),
+    ],
+)
 def test_a_file_that_is_no_order_draft_says_so(tmp_path, name, content):
     path = tmp_path / name
     path.write_bytes(content)

@@ -59,29 +59,65 @@ def operation_of(method: str, url: str, templates: list[tuple[str, str]]) -> str
 
 def test_schemathesis_finds_no_server_error_no_schema_break_and_a_2xx_everywhere(tmp_path):
     # A small bulk cap keeps the coverage phase's largest arrays small.
-    with serve(tmp_path / "fuzz.db", "--dialect", "native", "--max-bulk-records", "20",
-               "--step-seconds", "0.2") as server:
+    with serve(
+        tmp_path / "fuzz.db",
+        "--dialect",
+        "native",
+        "--max-bulk-records",
+        "20",
+        "--step-seconds",
+        "0.2",
+    ) as server:
         doc = httpx.get(server.url + "/openapi.json").json()
         # The export examples name the profiles of the import examples: import them first.
         for path in ("/producerimport/v1/agents", "/producerimport/v1/agencies"):
             body = doc["paths"][path]["post"].get("requestBody", {})
             example = body.get("content", {}).get("application/xml", {}).get("example")
             if example:
-                answer = httpx.post(server.url + path, content=example,
-                                    headers={"Content-Type": "application/xml"})
+                answer = httpx.post(
+                    server.url + path, content=example, headers={"Content-Type": "application/xml"}
+                )
                 assert b"<Success>true</Success>" in answer.content
         config = tmp_path / "schemathesis.toml"
         config.write_text(CONFIG)
         reports = tmp_path / "reports"
-        env = {**os.environ, "SCHEMATHESIS_HOOKS": "fuzz_sandbox_hooks",
-               "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent),
-                                              os.environ.get("PYTHONPATH", "")])}
+        env = {
+            **os.environ,
+            "SCHEMATHESIS_HOOKS": "fuzz_sandbox_hooks",
+            "PYTHONPATH": os.pathsep.join(
+                [str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]
+            ),
+        }
         result = subprocess.run(
-            [sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "run",
-             server.url + "/openapi.json", "--checks", "all", "--max-examples", str(EXAMPLES),
-             "--seed", str(SEED), "--workers", "1", "--report", "json,har",
-             "--report-dir", str(reports), "--request-timeout", "30"],
-            capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+            [
+                sys.executable,
+                "-m",
+                "schemathesis.cli",
+                "--config-file",
+                str(config),
+                "run",
+                server.url + "/openapi.json",
+                "--checks",
+                "all",
+                "--max-examples",
+                str(EXAMPLES),
+                "--seed",
+                str(SEED),
+                "--workers",
+                "1",
+                "--report",
+                "json,har",
+                "--report-dir",
+                str(reports),
+                "--request-timeout",
+                "30",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=env,
+            cwd=tmp_path,
+        )
     summary = json.loads(next(reports.glob("json-*.json")).read_text())
     har = json.loads(next(reports.glob("har-*.json")).read_text())
     assert summary["complete"], result.stdout[-3000:]
@@ -89,8 +125,10 @@ def test_schemathesis_finds_no_server_error_no_schema_break_and_a_2xx_everywhere
     assert summary["operations"]["tested"] == 12
     findings = [f for f in summary["failures"] if f["type"] in TOLERATED]
     for finding in findings:
-        print(f"schemathesis finding (tolerated): {finding['code']} {finding['title']}: "
-              f"{', '.join(finding['operations'])}")
+        print(
+            f"schemathesis finding (tolerated): {finding['code']} {finding['title']}: "
+            f"{', '.join(finding['operations'])}"
+        )
     broken = [f for f in summary["failures"] if f["type"] not in TOLERATED]
     assert broken == [], result.stdout[-5000:]
     templates = [(m, p) for p, item in doc["paths"].items() for m in item]

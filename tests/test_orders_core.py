@@ -9,10 +9,22 @@ from tui_app.tracking import OrderBook
 
 
 def response(num: str, status: str, **item) -> OrderResponse:
-    return OrderResponse.model_validate({"order": {
-        "orderDetails": {"clientOrderNum": num, "status": status, "totalFee": 25.0},
-        "itemDetails": {"juris": "CA", "pType": "I", "fType": "A", "firstName": "Avery",
-                        "lastName": "Sample", "taxId": "000121234", **item}}})
+    return OrderResponse.model_validate(
+        {
+            "order": {
+                "orderDetails": {"clientOrderNum": num, "status": status, "totalFee": 25.0},
+                "itemDetails": {
+                    "juris": "CA",
+                    "pType": "I",
+                    "fType": "A",
+                    "firstName": "Avery",
+                    "lastName": "Sample",
+                    "taxId": "000121234",
+                    **item,
+                },
+            }
+        }
+    )
 
 
 def test_book_keeps_orders_per_environment_across_restarts(tmp_path):
@@ -23,8 +35,11 @@ def test_book_keeps_orders_per_environment_across_restarts(tmp_path):
     book.close()
     again = OrderBook(tmp_path / "orders.db")
     [mine] = again.orders("sandbox")
-    assert (mine.client_order_num, mine.status, mine.applicant) == ("A1", "APPROVED",
-                                                                    "Avery Sample")
+    assert (mine.client_order_num, mine.status, mine.applicant) == (
+        "A1",
+        "APPROVED",
+        "Avery Sample",
+    )
     assert mine.final
     assert again.orders("staging")[0].applicant == "Sample Risk Partners LLC"
     assert again.knows("sandbox", "A1") and not again.knows("sandbox", "B1")
@@ -38,31 +53,56 @@ def test_book_never_stores_the_tax_id(tmp_path):
 
 
 def full_info(entity: str, **bio) -> FullInfo:
-    return FullInfo.model_validate({
-        "Producer": {"Npn": 19000001, "EntityType": entity}, "Biographic": bio,
-        "LicenseData": {"Licenses": [{"State": "TX", "Residency": "NR"},
-                                     {"State": "CA", "Residency": "R"}]}})
+    return FullInfo.model_validate(
+        {
+            "Producer": {"Npn": 19000001, "EntityType": entity},
+            "Biographic": bio,
+            "LicenseData": {
+                "Licenses": [{"State": "TX", "Residency": "NR"}, {"State": "CA", "Residency": "R"}]
+            },
+        }
+    )
 
 
 def test_prefill_of_an_individual_appointment():
-    info = full_info("INDIVIDUAL", FirstName="Avery", MiddleName="Quinn", LastName="Sample",
-                     Ssn="000121234", DateOfBirth="01/02/1980")
+    info = full_info(
+        "INDIVIDUAL",
+        FirstName="Avery",
+        MiddleName="Quinn",
+        LastName="Sample",
+        Ssn="000121234",
+        DateOfBirth="01/02/1980",
+    )
     prefill = order_from_record(info, "A")
     assert prefill == {
         "tlq": {"pType": "I", "fType": "A", "juris": "CA"},
-        "data": {"niprNoReq": "19000001", "firstName": "Avery", "lastName": "Sample",
-                 "middleName": "Quinn", "taxId": "000121234", "dateOfBirth": "01/02/1980",
-                 "residentStateYN": "Y"},
+        "data": {
+            "niprNoReq": "19000001",
+            "firstName": "Avery",
+            "lastName": "Sample",
+            "middleName": "Quinn",
+            "taxId": "000121234",
+            "dateOfBirth": "01/02/1980",
+            "residentStateYN": "Y",
+        },
     }
 
 
 def test_prefill_of_a_firm_termination_is_a_valid_order_once_completed():
-    info = full_info("FIRM", FirmName="Sample Risk Partners LLC", Fein="000000001",
-                     DomicileState="CA")
+    info = full_info(
+        "FIRM", FirmName="Sample Risk Partners LLC", Fein="000000001", DomicileState="CA"
+    )
     prefill = order_from_record(info, "T")
     assert prefill["tlq"] == {"pType": "A", "fType": "T", "juris": "CA"}
     assert prefill["data"]["firmName"] == "Sample Risk Partners LLC"
-    completed = {"tlq": {**prefill["tlq"], "lType": "M", "clientOrderNum": "T1",
-                         "userId": "me", "filingMode": "E"},
-                 "data": {**prefill["data"], "firstName": "Pat", "lastName": "Officer"}}
+    completed = {
+        "tlq": {
+            **prefill["tlq"],
+            "lType": "M",
+            "clientOrderNum": "T1",
+            "userId": "me",
+            "filingMode": "E",
+        },
+        "data": {**prefill["data"], "firstName": "Pat", "lastName": "Officer"},
+    }
     assert Order.model_validate(completed).data.taxId == "000000001"

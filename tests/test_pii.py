@@ -19,8 +19,10 @@ def test_birth_date_hidden_whole():
 
 
 def test_mask_tree_masks_every_spelling_and_keeps_the_rest():
-    tree = {"Biographic": {"Ssn": "000121234", "DateOfBirth": "01/02/1980", "LastName": "Sample"},
-            "data": [{"taxId": "000121234", "feinNumber": "123456789"}]}
+    tree = {
+        "Biographic": {"Ssn": "000121234", "DateOfBirth": "01/02/1980", "LastName": "Sample"},
+        "data": [{"taxId": "000121234", "feinNumber": "123456789"}],
+    }
     masked = mask_tree(tree)
     text = repr(masked)
     assert "000121234" not in text and "01/02/1980" not in text and "123456789" not in text

@@ -27,17 +27,35 @@ DEMOGRAPHIC = {"EmpStatus": "7040", "FirstName": "Rowan", "LastName": "Tester"}
 
 
 def agent(key: str = "AG-1", ssn: str = "000450001", **sections) -> AgentRecord:
-    return AgentRecord.model_validate({
-        "ProfileKey": key, "Ssn": ssn, "BusinessAddress": ADDRESS,
-        "Demographic": DEMOGRAPHIC, **sections})
+    return AgentRecord.model_validate(
+        {
+            "ProfileKey": key,
+            "Ssn": ssn,
+            "BusinessAddress": ADDRESS,
+            "Demographic": DEMOGRAPHIC,
+            **sections,
+        }
+    )
 
 
 def order(num: str, **data) -> dict:
     return {
-        "tlq": {"juris": "CA", "pType": "I", "fType": "A", "lType": "M",
-                "clientOrderNum": num, "userId": "tester", "filingMode": "E"},
-        "data": {"firstName": "Avery", "lastName": "Sample", "taxId": SSN,
-                 "niprNoReq": "19000001", **data},
+        "tlq": {
+            "juris": "CA",
+            "pType": "I",
+            "fType": "A",
+            "lType": "M",
+            "clientOrderNum": num,
+            "userId": "tester",
+            "filingMode": "E",
+        },
+        "data": {
+            "firstName": "Avery",
+            "lastName": "Sample",
+            "taxId": SSN,
+            "niprNoReq": "19000001",
+            **data,
+        },
     }
 
 
@@ -75,28 +93,43 @@ def test_sigterm_stops_cleanly_and_data_survives_a_restart(tmp_path):
     with serve(db) as first:
         with httpx.Client(base_url=first.url) as c:
             body = dump_xml(agent("KEEP-1"), "Agent")
-            answer = c.post("/producerimport/v1/agents", content=body,
-                            headers={"Content-Type": "application/xml"})
+            answer = c.post(
+                "/producerimport/v1/agents",
+                content=body,
+                headers={"Content-Type": "application/xml"},
+            )
             assert b"<Success>true</Success>" in answer.content
         assert first.stop(signal.SIGTERM) == 0
     with serve(db) as second, httpx.Client(base_url=second.url) as c:
-        found = c.post("/producerexport/v1/agents/export",
-                       json={"profileKey": "KEEP-1", "dataSets": ["Demographic"]})
+        found = c.post(
+            "/producerexport/v1/agents/export",
+            json={"profileKey": "KEEP-1", "dataSets": ["Demographic"]},
+        )
         assert found.status_code == 200
         assert found.json()["dataSets"][0]["records"][0]["FirstName"] == "Rowan"
 
 
 def test_bearer_token_is_required_when_configured(tmp_path, monkeypatch):
     monkeypatch.setenv("SANDBOX_TEST_TOKEN", "sekret")
-    with serve(tmp_path / "auth.db", "--token-env", "SANDBOX_TEST_TOKEN") as s, \
-            httpx.Client(base_url=s.url) as c:
+    with (
+        serve(tmp_path / "auth.db", "--token-env", "SANDBOX_TEST_TOKEN") as s,
+        httpx.Client(base_url=s.url) as c,
+    ):
         assert c.get("/producerpdbsearch/v1/agent", params={"Npn": 19000001}).status_code == 401
         wrong = {"Authorization": "Bearer nope"}
-        assert c.get("/producertransaction/v1/order/status", params={"order_num": "X"},
-                     headers=wrong).status_code == 401
+        assert (
+            c.get(
+                "/producertransaction/v1/order/status", params={"order_num": "X"}, headers=wrong
+            ).status_code
+            == 401
+        )
         right = {"Authorization": "Bearer sekret"}
-        assert c.get("/producerpdbsearch/v1/agent", params={"Npn": 19000001},
-                     headers=right).status_code == 200
+        assert (
+            c.get(
+                "/producerpdbsearch/v1/agent", params={"Npn": 19000001}, headers=right
+            ).status_code
+            == 200
+        )
         assert c.get("/openapi.json").status_code == 401
         assert c.get("/openapi.json", headers=right).status_code == 200
 
@@ -111,28 +144,48 @@ def test_validation_errors_list_every_field_for_json_and_xml(http):
     answer = http.post("/producertransaction/v1/order", json=bad)
     assert answer.status_code == 400
     paths = {e["path"]: e["message"] for e in answer.json()["errors"]}
-    assert paths == {"tlq.juris": "must be exactly 2 characters, not 3",
-                     "data.naicNum": "must contain digits only"}
-    xml = (b"<AgentSearch><SearchType>SSN</SearchType><Ssn>12-34</Ssn></AgentSearch>")
-    answer = http.post("/producerpdbsearch/v1/agent/search", content=xml,
-                       headers={"Content-Type": "application/xml"})
+    assert paths == {
+        "tlq.juris": "must be exactly 2 characters, not 3",
+        "data.naicNum": "must contain digits only",
+    }
+    xml = b"<AgentSearch><SearchType>SSN</SearchType><Ssn>12-34</Ssn></AgentSearch>"
+    answer = http.post(
+        "/producerpdbsearch/v1/agent/search",
+        content=xml,
+        headers={"Content-Type": "application/xml"},
+    )
     assert answer.status_code == 400
     assert {e["path"] for e in answer.json()["errors"]} == {"Ssn"}
 
 
 def test_unsupported_content_type_oversized_body_and_unknown_paths(http):
-    assert http.post("/producerpdbsearch/v1/agent/search", content=b"x",
-                     headers={"Content-Type": "text/plain"}).status_code == 415
+    assert (
+        http.post(
+            "/producerpdbsearch/v1/agent/search",
+            content=b"x",
+            headers={"Content-Type": "text/plain"},
+        ).status_code
+        == 415
+    )
     assert http.post("/bulk/v1/profile", json=[]).status_code == 415
     huge = b"{" + b" " * (17 * 1024 * 1024) + b"}"
-    assert http.post("/producerpdbsearch/v1/agent/search", content=huge,
-                     headers={"Content-Type": "application/json"}).status_code == 413
+    assert (
+        http.post(
+            "/producerpdbsearch/v1/agent/search",
+            content=huge,
+            headers={"Content-Type": "application/json"},
+        ).status_code
+        == 413
+    )
     assert http.get("/producerpdbsearch/v1/nothing").status_code == 404
 
 
 def test_accept_xml_gets_xml(http):
-    answer = http.get("/producerpdbsearch/v1/agency", params={"Npn": 19000002},
-                      headers={"Accept": "application/xml"})
+    answer = http.get(
+        "/producerpdbsearch/v1/agency",
+        params={"Npn": 19000002},
+        headers={"Accept": "application/xml"},
+    )
     assert answer.headers["content-type"].startswith("application/xml")
     assert b"<FirmName>Sample Risk Partners LLC</FirmName>" in answer.content
 
@@ -151,8 +204,9 @@ async def test_concurrent_requests_are_safe(client):
 
 
 async def test_name_search_is_a_case_insensitive_prefix(client):
-    found = await client.search_agents({"SearchType": "NAME", "FirstName": "AV",
-                                        "LastName": "samp"})
+    found = await client.search_agents(
+        {"SearchType": "NAME", "FirstName": "AV", "LastName": "samp"}
+    )
     hits = found.IndividualsSummaryInfo.Individuals
     assert [h.Npn for h in hits] == [19000001]
     assert hits[0].SsnLast4 == "1234" and hits[0].LicenseStates == ["CA", "TX"]
@@ -168,30 +222,36 @@ async def test_ssn_search_needs_the_right_last_name(client):
 async def test_npn_and_license_searches(client):
     by_npn = await client.search_agents({"SearchType": "NPN", "Npn": 19000001})
     assert by_npn.IndividualsSummaryInfo.Individuals[0].LastName == "Sample"
-    by_license = await client.search_agents({"SearchType": "LICENSE",
-                                             "LicenseJurisdiction": "TX",
-                                             "LicenseNumber": "2190001"})
+    by_license = await client.search_agents(
+        {"SearchType": "LICENSE", "LicenseJurisdiction": "TX", "LicenseNumber": "2190001"}
+    )
     assert by_license.IndividualsSummaryInfo.Individuals[0].Npn == 19000001
-    firm = await client.search_agencies({"SearchType": "LICENSE", "LicenseJurisdiction": "CA",
-                                         "LicenseNumber": "0K19002"})
+    firm = await client.search_agencies(
+        {"SearchType": "LICENSE", "LicenseJurisdiction": "CA", "LicenseNumber": "0K19002"}
+    )
     assert firm.NiprFirmsSummaryInfo.Firms[0].Npn == 19000002
 
 
 @pytest.mark.parametrize("fein", ["000000001", "00-0000001"])
 async def test_firm_name_search_matches_fein_with_or_without_hyphen(client, fein):
-    found = await client.search_agencies({"SearchType": "NAME", "FirmName": "sample risk",
-                                          "FirmFein": fein})
+    found = await client.search_agencies(
+        {"SearchType": "NAME", "FirmName": "sample risk", "FirmFein": fein}
+    )
     firms = found.NiprFirmsSummaryInfo.Firms
     assert [f.FirmName for f in firms] == ["Sample Risk Partners LLC"]
     assert firms[0].FeinLast4 == "0001"
 
 
 def test_summaries_never_carry_a_full_ssn_or_fein(http):
-    answer = http.post("/producerpdbsearch/v1/agent/search",
-                       json={"SearchType": "SSN", "Ssn": SSN, "LastName": "Sample"})
+    answer = http.post(
+        "/producerpdbsearch/v1/agent/search",
+        json={"SearchType": "SSN", "Ssn": SSN, "LastName": "Sample"},
+    )
     assert SSN not in answer.text and "1234" in answer.text
-    answer = http.post("/producerpdbsearch/v1/agency/search",
-                       json={"SearchType": "NAME", "FirmName": "Sample", "FirmFein": "00"})
+    answer = http.post(
+        "/producerpdbsearch/v1/agency/search",
+        json={"SearchType": "NAME", "FirmName": "Sample", "FirmFein": "00"},
+    )
     assert "000000001" not in answer.text
 
 
@@ -283,12 +343,16 @@ def _post_xml(http, path: str, body: bytes) -> httpx.Response:
 def test_import_creates_then_updates_by_identity(http):
     first = _post_xml(http, "/producerimport/v1/agents", dump_xml(agent("UP-1"), "Agent"))
     assert first.status_code == 200 and b"<Success>true</Success>" in first.content
-    again = _post_xml(http, "/producerimport/v1/agents",
-                      dump_xml(agent("UP-1", Contact={"BusinessEmailAddress": "a@b.test"}),
-                               "Agent"))
+    again = _post_xml(
+        http,
+        "/producerimport/v1/agents",
+        dump_xml(agent("UP-1", Contact={"BusinessEmailAddress": "a@b.test"}), "Agent"),
+    )
     assert b"updated" in again.content.lower()
-    export = http.post("/producerexport/v1/agents/export",
-                       json={"profileKey": "UP-1", "dataSets": ["Contact", "Demographic"]})
+    export = http.post(
+        "/producerexport/v1/agents/export",
+        json={"profileKey": "UP-1", "dataSets": ["Contact", "Demographic"]},
+    )
     sets = {s["dataSetType"]: s["records"] for s in export.json()["dataSets"]}
     assert sets["AgentContactDataSet"][0]["BusinessEmailAddress"] == "a@b.test"
     assert sets["AgentDemographicDataSet"][0]["LastName"] == "Tester"
@@ -299,8 +363,11 @@ def test_import_creates_then_updates_by_identity(http):
     [
         (b"<Agent><ProfileKey>K</ProfileKey>", "well-formed"),
         (b"<Agency><ProfileKey>K</ProfileKey><Tin>000000001</Tin></Agency>", "Agent"),
-        (b'<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x "y">]><Agent><ProfileKey>&x;'
-         b"</ProfileKey></Agent>", "DTD"),
+        (
+            b'<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x "y">]><Agent><ProfileKey>&x;'
+            b"</ProfileKey></Agent>",
+            "DTD",
+        ),
     ],
 )
 def test_import_refuses_broken_hostile_and_misrooted_documents(http, body, words):
@@ -310,8 +377,10 @@ def test_import_refuses_broken_hostile_and_misrooted_documents(http, body, words
 
 
 def test_import_of_an_invalid_document_answers_200_with_validations(http):
-    body = (b"<Agent><ProfileKey>K9</ProfileKey><Ssn></Ssn><Demographic><EmpStatus>7099"
-            b"</EmpStatus><FirstName>A</FirstName><LastName>B</LastName></Demographic></Agent>")
+    body = (
+        b"<Agent><ProfileKey>K9</ProfileKey><Ssn></Ssn><Demographic><EmpStatus>7099"
+        b"</EmpStatus><FirstName>A</FirstName><LastName>B</LastName></Demographic></Agent>"
+    )
     answer = _post_xml(http, "/producerimport/v1/agents", body)
     assert answer.status_code == 200
     assert b"<Success>false</Success>" in answer.content
@@ -326,15 +395,19 @@ def test_import_needs_xml(http):
 
 def test_required_sections_come_from_the_rules_file(tmp_path):
     rules = tmp_path / "rules.toml"
-    rules.write_text('[agent]\nnew = ["Contact"]\nupdate = []\n'
-                     '[agency]\nnew = []\nupdate = []\n')
-    with serve(tmp_path / "rules.db", "--import-rules", str(rules)) as s, \
-            httpx.Client(base_url=s.url) as c:
+    rules.write_text('[agent]\nnew = ["Contact"]\nupdate = []\n[agency]\nnew = []\nupdate = []\n')
+    with (
+        serve(tmp_path / "rules.db", "--import-rules", str(rules)) as s,
+        httpx.Client(base_url=s.url) as c,
+    ):
         answer = _post_xml(c, "/producerimport/v1/agents", dump_xml(agent("R-1"), "Agent"))
         assert b"<Success>false</Success>" in answer.content
         assert b"Contact" in answer.content
-        answer = _post_xml(c, "/producerimport/v1/agencies", dump_xml(
-            AgencyRecord(ProfileKey="R-2", Tin="000000009"), "Agency"))
+        answer = _post_xml(
+            c,
+            "/producerimport/v1/agencies",
+            dump_xml(AgencyRecord(ProfileKey="R-2", Tin="000000009"), "Agency"),
+        )
         assert b"<Success>true</Success>" in answer.content
 
 
@@ -342,13 +415,15 @@ def test_required_sections_come_from_the_rules_file(tmp_path):
 
 
 def _ndjson(lines: list) -> bytes:
-    return b"".join((line if isinstance(line, bytes) else json.dumps(line).encode()) + b"\n"
-                    for line in lines)
+    return b"".join(
+        (line if isinstance(line, bytes) else json.dumps(line).encode()) + b"\n" for line in lines
+    )
 
 
 def _bulk(http, body: bytes) -> httpx.Response:
-    return http.post("/bulk/v1/profile", content=body,
-                     headers={"Content-Type": "application/x-ndjson"})
+    return http.post(
+        "/bulk/v1/profile", content=body, headers={"Content-Type": "application/x-ndjson"}
+    )
 
 
 def _wait_complete(http, job: str, timeout: float = 20) -> dict:
@@ -384,13 +459,15 @@ def test_bulk_accepts_at_once_and_completes_with_counts(http):
 def test_bulk_refuses_bad_lines_naming_each(http):
     ref = str(uuid.uuid4())
     record = {"agent": {"profileKey": "L", "ssn": "000450009"}}
-    body = _ndjson([
-        {"clientRefId": ref, "data": record},
-        b"{not json",
-        {"data": record},
-        {"clientRefId": "123", "data": record},
-        {"clientRefId": ref.upper(), "data": record},
-    ])
+    body = _ndjson(
+        [
+            {"clientRefId": ref, "data": record},
+            b"{not json",
+            {"data": record},
+            {"clientRefId": "123", "data": record},
+            {"clientRefId": ref.upper(), "data": record},
+        ]
+    )
     answer = _bulk(http, body)
     assert answer.status_code == 400
     lines = [e["path"] for e in answer.json()["errors"]]
@@ -399,17 +476,25 @@ def test_bulk_refuses_bad_lines_naming_each(http):
 
 def test_bulk_unknown_item_type_and_unknown_id(http):
     body = _ndjson([BulkItem.wrap(agent()).to_line()])
-    assert http.post("/bulk/v1/orders", content=body,
-                     headers={"Content-Type": "application/x-ndjson"}).status_code == 400
+    assert (
+        http.post(
+            "/bulk/v1/orders", content=body, headers={"Content-Type": "application/x-ndjson"}
+        ).status_code
+        == 400
+    )
     assert http.get(f"/bulk/v1/status/{uuid.uuid4()}").status_code == 404
 
 
 def test_fail_rate_injects_retryable_failures_and_latency_slows_answers(tmp_path):
-    with serve(tmp_path / "flaky.db", "--fail-rate", "0.5", "--latency-ms", "150") as s, \
-            httpx.Client(base_url=s.url, timeout=10) as c:
+    with (
+        serve(tmp_path / "flaky.db", "--fail-rate", "0.5", "--latency-ms", "150") as s,
+        httpx.Client(base_url=s.url, timeout=10) as c,
+    ):
         start = time.monotonic()
-        answers = [c.get("/producertransaction/v1/order/status", params={"order_num": "X"})
-                   for _ in range(12)]
+        answers = [
+            c.get("/producertransaction/v1/order/status", params={"order_num": "X"})
+            for _ in range(12)
+        ]
         assert time.monotonic() - start >= 12 * 0.15
         codes = {a.status_code for a in answers}
         assert codes == {404, 503}
@@ -438,17 +523,21 @@ def test_fail_rate_injects_retryable_failures_and_latency_slows_answers(tmp_path
 def test_export_joins_the_registry_record_and_refuses_unknown_names(http):
     linked = agent("EX-1", Demographic={**DEMOGRAPHIC, "NiprNumber": "19000001"})
     _post_xml(http, "/producerimport/v1/agents", dump_xml(linked, "Agent"))
-    answer = http.post("/producerexport/v1/agents/export",
-                       json={"profileKey": "EX-1", "dataSets": ["License", "Address"]})
+    answer = http.post(
+        "/producerexport/v1/agents/export",
+        json={"profileKey": "EX-1", "dataSets": ["License", "Address"]},
+    )
     sets = {s["dataSetType"]: s["records"] for s in answer.json()["dataSets"]}
     assert {r["State"] for r in sets["AgentLicenseDataSet"]} == {"CA", "TX"}
     assert sets["AgentAddressDataSet"][0]["City"] == "Sacramento"
-    bad = http.post("/producerexport/v1/agents/export",
-                    json={"profileKey": "EX-1", "dataSets": ["Nope"]})
+    bad = http.post(
+        "/producerexport/v1/agents/export", json={"profileKey": "EX-1", "dataSets": ["Nope"]}
+    )
     # Unknown names are not refused (the interface lets a client name any); they are listed.
     assert bad.status_code == 200 and bad.json()["unknownDataSets"] == ["Nope"]
-    unknown = http.post("/producerexport/v1/agencies/export",
-                        json={"profileKey": "NOPE", "dataSets": ["Firm"]})
+    unknown = http.post(
+        "/producerexport/v1/agencies/export", json={"profileKey": "NOPE", "dataSets": ["Firm"]}
+    )
     assert unknown.status_code == 404
 
 
@@ -480,9 +569,23 @@ def test_server_exits_nonzero_when_the_port_is_taken(tmp_path):
     with serve(tmp_path / "a.db") as first:
         port = first.url.rsplit(":", 1)[1]
         result = subprocess.run(
-            [sys.executable, "-m", "tui_app", "sandbox", "serve", "--port", port, "--db",
-             str(tmp_path / "b.db"), "--size", "50"],
-            capture_output=True, text=True, timeout=60)
+            [
+                sys.executable,
+                "-m",
+                "tui_app",
+                "sandbox",
+                "serve",
+                "--port",
+                port,
+                "--db",
+                str(tmp_path / "b.db"),
+                "--size",
+                "50",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode != 0
         assert "Traceback" not in result.stderr
 

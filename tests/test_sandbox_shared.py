@@ -30,23 +30,39 @@ DEMOGRAPHIC = {"EmpStatus": "7040", "FirstName": "Rowan", "LastName": "Tester"}
 
 
 def agent(key: str, ssn: str = "000450001", **demographic) -> AgentRecord:
-    return AgentRecord.model_validate({
-        "ProfileKey": key, "Ssn": ssn, "BusinessAddress": ADDRESS,
-        "Demographic": {**DEMOGRAPHIC, **demographic}})
+    return AgentRecord.model_validate(
+        {
+            "ProfileKey": key,
+            "Ssn": ssn,
+            "BusinessAddress": ADDRESS,
+            "Demographic": {**DEMOGRAPHIC, **demographic},
+        }
+    )
 
 
 def order(num: str, **data) -> dict:
     return {
-        "tlq": {"juris": "CA", "pType": "I", "fType": "A", "lType": "M",
-                "clientOrderNum": num, "userId": "tester", "filingMode": "E"},
-        "data": {"firstName": "Avery", "lastName": "Sample", "taxId": "000121234",
-                 "niprNoReq": "19000001", **data},
+        "tlq": {
+            "juris": "CA",
+            "pType": "I",
+            "fType": "A",
+            "lType": "M",
+            "clientOrderNum": num,
+            "userId": "tester",
+            "filingMode": "E",
+        },
+        "data": {
+            "firstName": "Avery",
+            "lastName": "Sample",
+            "taxId": "000121234",
+            "niprNoReq": "19000001",
+            **data,
+        },
     }
 
 
 def ndjson(lines: list) -> bytes:
-    return b"".join((x if isinstance(x, bytes) else json.dumps(x).encode()) + b"\n"
-                    for x in lines)
+    return b"".join((x if isinstance(x, bytes) else json.dumps(x).encode()) + b"\n" for x in lines)
 
 
 def wait_complete(http: httpx.Client, job: str) -> dict:
@@ -86,8 +102,10 @@ def chunked_post(url: str, path: str, content_type: str, total: int) -> tuple[in
     closes; the status line and body of the answer."""
     host, port = url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type}\r\n"
-                     f"Transfer-Encoding: chunked\r\n\r\n".encode())
+        sock.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type}\r\n"
+            f"Transfer-Encoding: chunked\r\n\r\n".encode()
+        )
         piece = b" " * 65536
         chunk = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
         sent = 0
@@ -128,15 +146,17 @@ def test_1_chunked_bodies_over_the_limit_get_413_on_every_route(server, path, co
 
 def test_1_declared_length_over_the_limit_gets_413(http):
     huge = b" " * (16 * MIB + 1)
-    answer = http.post("/producertransaction/v1/order", content=huge,
-                       headers={"Content-Type": "application/json"})
+    answer = http.post(
+        "/producertransaction/v1/order", content=huge, headers={"Content-Type": "application/json"}
+    )
     assert answer.status_code == 413
 
 
 def test_1_memory_stays_flat_under_a_large_chunked_body(server):
     before = vm_hwm(server.process.pid)
-    status, _ = chunked_post(server.url, "/producerpdbsearch/v1/agent/search",
-                             "application/json", 96 * MIB)
+    status, _ = chunked_post(
+        server.url, "/producerpdbsearch/v1/agent/search", "application/json", 96 * MIB
+    )
     assert status == 413
     # The old server read the whole body first: 96 MiB and more on top.
     assert vm_hwm(server.process.pid) - before < 32 * MIB
@@ -157,10 +177,19 @@ async def test_1_the_gate_stops_reading_at_the_limit(tmp_path):
     async def send(message):
         sent.append(message)
 
-    scope = {"type": "http", "method": "POST", "path": "/producerpdbsearch/v1/agent/search",
-             "raw_path": b"/producerpdbsearch/v1/agent/search", "query_string": b"",
-             "headers": [(b"content-type", b"application/json")], "http_version": "1.1",
-             "scheme": "http", "server": ("t", 80), "client": ("c", 1), "root_path": ""}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/producerpdbsearch/v1/agent/search",
+        "raw_path": b"/producerpdbsearch/v1/agent/search",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json")],
+        "http_version": "1.1",
+        "scheme": "http",
+        "server": ("t", 80),
+        "client": ("c", 1),
+        "root_path": "",
+    }
     await app(scope, receive, send)
     assert sent[0]["status"] == 413
     assert reads == 11  # 1,100 bytes: one read past the limit, not one more
@@ -173,12 +202,16 @@ async def test_1_the_gate_stops_reading_at_the_limit(tmp_path):
 
 def test_2_bulk_requests_over_the_record_cap_get_413_saying_the_limit(http):
     lines = [BulkItem.wrap(agent(f"CAP-{i}", f"00047{i:04d}")).to_line() for i in range(51)]
-    answer = http.post("/bulk/v1/profile", content=ndjson(lines),
-                       headers={"Content-Type": "application/x-ndjson"})
+    answer = http.post(
+        "/bulk/v1/profile", content=ndjson(lines), headers={"Content-Type": "application/x-ndjson"}
+    )
     assert answer.status_code == 413
     assert "50" in answer.json()["message"]
-    answer = http.post("/bulk/v1/profile", content=ndjson(lines[:50]),
-                       headers={"Content-Type": "application/x-ndjson"})
+    answer = http.post(
+        "/bulk/v1/profile",
+        content=ndjson(lines[:50]),
+        headers={"Content-Type": "application/x-ndjson"},
+    )
     assert answer.status_code == 202
     status = wait_complete(http, answer.json()["bulkRequestId"])
     assert status["operationDetails"]["totalItems"] == 50
@@ -188,8 +221,7 @@ def test_2_the_default_cap_is_1000(tmp_path):
     settings = SandboxSettings(db_path=tmp_path / "cap.db")
     assert settings.max_bulk_records == 1000
     sandbox = Sandbox(settings)
-    body = ndjson([{"clientRefId": str(uuid.uuid4()), "data": {"agent": {}}}
-                   for _ in range(1001)])
+    body = ndjson([{"clientRefId": str(uuid.uuid4()), "data": {"agent": {}}} for _ in range(1001)])
     from tui_app.sandbox.bulk import TooManyRecords
 
     with pytest.raises(TooManyRecords, match="1,000"):
@@ -202,32 +234,42 @@ def test_2_the_default_cap_is_1000(tmp_path):
 
 def test_3_deep_or_huge_xml_is_a_clear_400(http):
     deep = b"<Agent>" + b"<a>" * 1000 + b"</a>" * 1000 + b"</Agent>"
-    answer = http.post("/producerimport/v1/agents", content=deep,
-                       headers={"Content-Type": "application/xml"})
+    answer = http.post(
+        "/producerimport/v1/agents", content=deep, headers={"Content-Type": "application/xml"}
+    )
     assert answer.status_code == 400
     assert "nested deeper" in answer.json()["message"]
     many = b"<Agent><DynamicData>" + b"<a/>" * 200_000 + b"</DynamicData></Agent>"
-    answer = http.post("/producerimport/v1/agents", content=many,
-                       headers={"Content-Type": "application/xml"})
+    answer = http.post(
+        "/producerimport/v1/agents", content=many, headers={"Content-Type": "application/xml"}
+    )
     assert answer.status_code == 400
     assert "elements" in answer.json()["message"]
     deep_json = b"[" * 100_000 + b"]" * 100_000
-    answer = http.post("/producerpdbsearch/v1/agent/search", content=deep_json,
-                       headers={"Content-Type": "application/json"})
+    answer = http.post(
+        "/producerpdbsearch/v1/agent/search",
+        content=deep_json,
+        headers={"Content-Type": "application/json"},
+    )
     assert answer.status_code == 400
 
 
 def test_3_json_with_millions_of_values_is_refused_before_it_is_parsed(server, http):
     before = vm_hwm(server.process.pid)
-    body = json.dumps(order("MANY1")).replace(
-        '"niprNoReq"', '"loa": [' + ",".join(['""'] * 5_000_000) + '], "niprNoReq"').encode()
-    answer = http.post("/producertransaction/v1/order", content=body,
-                       headers={"Content-Type": "application/json"})
+    body = (
+        json.dumps(order("MANY1"))
+        .replace('"niprNoReq"', '"loa": [' + ",".join(['""'] * 5_000_000) + '], "niprNoReq"')
+        .encode()
+    )
+    answer = http.post(
+        "/producertransaction/v1/order", content=body, headers={"Content-Type": "application/json"}
+    )
     assert answer.status_code == 400 and "values" in answer.json()["message"]
     line = BulkItem.wrap(agent("MANY-2")).to_line()
     line["data"]["agent"]["businessAddress"]["dynamicData"] = {"a": [0] * 5_000_000}
-    answer = http.post("/bulk/v1/profile", content=ndjson([line]),
-                       headers={"Content-Type": "application/x-ndjson"})
+    answer = http.post(
+        "/bulk/v1/profile", content=ndjson([line]), headers={"Content-Type": "application/x-ndjson"}
+    )
     assert answer.status_code == 400
     assert answer.json()["errors"][0]["path"] == "line 1"
     assert "values" in answer.json()["errors"][0]["message"]
@@ -252,8 +294,9 @@ async def test_3_the_client_turns_deep_bodies_into_typed_errors():
 
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/search"):
-            return httpx.Response(400, content=deep_json,
-                                  headers={"Content-Type": "application/json"})
+            return httpx.Response(
+                400, content=deep_json, headers={"Content-Type": "application/json"}
+            )
         return httpx.Response(200, content=deep_xml, headers={"Content-Type": "application/xml"})
 
     base = "https://registry.example.test"
@@ -274,11 +317,16 @@ def test_4_control_characters_through_json_are_refused_naming_the_field(http):
     assert [e["path"] for e in answer.json()["errors"]] == ["data.lastName"]
     assert "XML cannot carry" in answer.json()["errors"][0]["message"]
     # Nothing was stored: the order is unknown, and its XML read is not a 500.
-    status = http.get("/producertransaction/v1/order/status", params={"order_num": "CTRL1"},
-                      headers={"Accept": "application/xml"})
+    status = http.get(
+        "/producertransaction/v1/order/status",
+        params={"order_num": "CTRL1"},
+        headers={"Accept": "application/xml"},
+    )
     assert status.status_code == 404
-    answer = http.post("/producerpdbsearch/v1/agent/search",
-                       json={"SearchType": "NAME", "FirstName": "A\x02", "LastName": "B"})
+    answer = http.post(
+        "/producerpdbsearch/v1/agent/search",
+        json={"SearchType": "NAME", "FirstName": "A\x02", "LastName": "B"},
+    )
     assert answer.status_code == 400 and answer.json()["errors"][0]["path"] == "FirstName"
 
 
@@ -287,21 +335,29 @@ def test_4_bulk_records_xml_cannot_carry_fail_naming_the_field_and_xml_reads_wor
     bad_key = BulkItem.wrap(agent("CTRL-B", "000480002")).to_line()
     bad_key["data"]["agent"]["businessAddress"]["dynamicData"] = {"1 bad key": "x"}
     good = BulkItem.wrap(agent("CTRL-C", "000480003")).to_line()
-    answer = http.post("/bulk/v1/profile", content=ndjson([bad_text, bad_key, good]),
-                       headers={"Content-Type": "application/x-ndjson"})
+    answer = http.post(
+        "/bulk/v1/profile",
+        content=ndjson([bad_text, bad_key, good]),
+        headers={"Content-Type": "application/x-ndjson"},
+    )
     assert answer.status_code == 202
-    items = {i["clientRefId"]: i for i in
-             wait_complete(http, answer.json()["bulkRequestId"])["operationDetails"]
-             ["requestItems"]}
+    items = {
+        i["clientRefId"]: i
+        for i in wait_complete(http, answer.json()["bulkRequestId"])["operationDetails"][
+            "requestItems"
+        ]
+    }
     text_error = items[bad_text["clientRefId"]]
     assert text_error["status"] == "FAILED"
     assert any("data.agent.demographic.firstName" in m for m in text_error["errorMessage"])
     assert items[bad_key["clientRefId"]]["status"] == "FAILED"
     assert items[good["clientRefId"]]["status"] == "COMPLETED"
     for key in ("CTRL-A", "CTRL-B", "CTRL-C"):
-        exported = http.post("/producerexport/v1/agents/export",
-                             json={"profileKey": key, "dataSets": ["Demographic", "Address"]},
-                             headers={"Accept": "application/xml"})
+        exported = http.post(
+            "/producerexport/v1/agents/export",
+            json={"profileKey": key, "dataSets": ["Demographic", "Address"]},
+            headers={"Accept": "application/xml"},
+        )
         assert exported.status_code == (200 if key == "CTRL-C" else 404)
 
 
@@ -318,11 +374,21 @@ def test_4_xml_problems_names_every_path():
     [
         ("GET", "/producerpdbsearch/v1/agent", {}, 400, ["Npn"]),
         ("GET", "/producerpdbsearch/v1/agency", {"Npn": "abc"}, 400, ["Npn"]),
-        ("GET", "/producerpdbsearch/v1/agent", {"Npn": "19000001", "CostCenter": "x" * 51}, 400,
-         ["CostCenter"]),
+        (
+            "GET",
+            "/producerpdbsearch/v1/agent",
+            {"Npn": "19000001", "CostCenter": "x" * 51},
+            400,
+            ["CostCenter"],
+        ),
         ("GET", "/producerpdbsearch/v1/agent", {"Npn": "19000001", "Nope": "1"}, 400, ["Nope"]),
-        ("GET", "/producertransaction/v1/order/status", {"order_num": "x" * 21}, 400,
-         ["order_num"]),
+        (
+            "GET",
+            "/producertransaction/v1/order/status",
+            {"order_num": "x" * 21},
+            400,
+            ["order_num"],
+        ),
         ("GET", "/bulk/v1/status/not-a-uuid", {}, 400, ["bulkRequestId"]),
         ("POST", "/bulk/v1/orders", {}, 400, ["itemType"]),
         ("GET", "/producerpdbsearch/v1/nothing", {}, 404, []),
@@ -343,17 +409,23 @@ def test_5_every_error_has_one_shape(http, method, path, params, status, paths):
 
 def test_6_token_from_environment_any_scheme_case_and_docs_behind_it(tmp_path, monkeypatch):
     monkeypatch.setenv("SHARED_SANDBOX_TOKEN", "s3cret")
-    with serve(tmp_path / "auth.db", "--token-env", "SHARED_SANDBOX_TOKEN") as s, \
-            httpx.Client(base_url=s.url) as c:
+    with (
+        serve(tmp_path / "auth.db", "--token-env", "SHARED_SANDBOX_TOKEN") as s,
+        httpx.Client(base_url=s.url) as c,
+    ):
         assert "s3cret" not in " ".join(s.process.args)
         params = {"Npn": 19000001}
         for scheme in ("Bearer", "bearer", "BEARER"):
-            found = c.get("/producerpdbsearch/v1/agent", params=params,
-                          headers={"Authorization": f"{scheme} s3cret"})
+            found = c.get(
+                "/producerpdbsearch/v1/agent",
+                params=params,
+                headers={"Authorization": f"{scheme} s3cret"},
+            )
             assert found.status_code == 200
         for header in ("Bearer s3cre", "Basic s3cret", "Bearer", "s3cret"):
-            answer = c.get("/producerpdbsearch/v1/agent", params=params,
-                           headers={"Authorization": header})
+            answer = c.get(
+                "/producerpdbsearch/v1/agent", params=params, headers={"Authorization": header}
+            )
             assert answer.status_code == 401
         for path in ("/docs", "/redoc", "/openapi.json"):
             assert c.get(path).status_code == 401
@@ -363,17 +435,22 @@ def test_6_token_from_environment_any_scheme_case_and_docs_behind_it(tmp_path, m
 
 
 def run_serve(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui_app", "sandbox", "serve", "--port", "0",
-                           "--size", "50", *args], capture_output=True, text=True, timeout=60,
-                          env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "tui_app", "sandbox", "serve", "--port", "0", "--size", "50", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
 
 
 def test_6_an_empty_or_missing_token_and_the_old_option_are_refused(tmp_path):
     import os
 
     for env in ({"SHARED_T": ""}, {"SHARED_T": "  "}, {}):
-        result = run_serve("--db", str(tmp_path / "t.db"), "--token-env", "SHARED_T",
-                           env={**os.environ, **env})
+        result = run_serve(
+            "--db", str(tmp_path / "t.db"), "--token-env", "SHARED_T", env={**os.environ, **env}
+        )
         assert result.returncode == 2
         assert "SHARED_T" in result.stderr and "Traceback" not in result.stderr
     result = run_serve("--db", str(tmp_path / "t.db"), "--token", "visible")
@@ -392,13 +469,13 @@ def test_7_openapi_lists_every_status_bound_and_media_type(http):
         assert "422" not in codes, path
         assert {"400", "401", "500"} <= codes, path
         assert op["responses"]["400"]["content"]["application/json"]["schema"] == {
-            "$ref": "#/components/schemas/Error"}
+            "$ref": "#/components/schemas/Error"
+        }
     search = ops[("post", "/producerpdbsearch/v1/agent/search")]
     xml = search["requestBody"]["content"]["application/xml"]["schema"]
     assert xml["xml"]["name"] == "AgentSearch"
     assert {"413", "415"} <= set(search["responses"])
-    agent_params = {p["name"]: p for p in ops[("get", "/producerpdbsearch/v1/agent")]
-                    ["parameters"]}
+    agent_params = {p["name"]: p for p in ops[("get", "/producerpdbsearch/v1/agent")]["parameters"]}
     assert agent_params["Npn"]["required"] is True
     assert agent_params["Npn"]["schema"]["maximum"] == 2**31 - 1
     assert agent_params["CostCenter"]["schema"]["maxLength"] == 50
@@ -431,8 +508,10 @@ def test_8_bad_db_or_import_rules_is_one_line_and_exit_2(tmp_path):
         (["--db", str(not_sqlite)], "not a SQLite database"),
         (["--db", "/proc/sb.db"], "--db"),  # a read-only folder, even for root
         (["--db", str(a_file / "sb.db")], "--db"),
-        (["--db", str(tmp_path / "ok.db"), "--import-rules", str(tmp_path / "missing.toml")],
-         "--import-rules"),
+        (
+            ["--db", str(tmp_path / "ok.db"), "--import-rules", str(tmp_path / "missing.toml")],
+            "--import-rules",
+        ),
     ]
     for args, words in cases:
         result = run_serve(*args)

@@ -34,9 +34,14 @@ def make_jobs(path: Path) -> BulkJobs:
 def body(count: int, prefix: str = "W") -> bytes:
     lines = []
     for i in range(count):
-        record = AgentRecord.model_validate({
-            "ProfileKey": f"{prefix}-{i}", "Ssn": f"0004{i:05d}", "BusinessAddress": ADDRESS,
-            "Demographic": DEMOGRAPHIC})
+        record = AgentRecord.model_validate(
+            {
+                "ProfileKey": f"{prefix}-{i}",
+                "Ssn": f"0004{i:05d}",
+                "BusinessAddress": ADDRESS,
+                "Demographic": DEMOGRAPHIC,
+            }
+        )
         lines.append(json.dumps(BulkItem.wrap(record).to_line()))
     return ("\n".join(lines) + "\n").encode()
 
@@ -109,7 +114,9 @@ def test_a_killed_worker_process_is_replaced_and_its_request_finished(tmp_path):
     job = survivor.accept(body(8))
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD.format(tests=str(Path(__file__).parent), path=str(path))],
-        stdout=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert child.stdout.readline().strip() == "holding"
         assert survivor.process_pending() == 0  # the child holds the lock

@@ -37,8 +37,7 @@ def sandbox_failing(config_file: Path, rate: float) -> None:
     """The embedded sandbox (as the next worker starts it) fails this share of records."""
     config_file.parent.mkdir(parents=True, exist_ok=True)
     config_file.write_text(
-        f'active = "sandbox"\n\n[environments.sandbox]\nembedded = true\n'
-        f"bulk_fail_rate = {rate}\n",
+        f'active = "sandbox"\n\n[environments.sandbox]\nembedded = true\nbulk_fail_rate = {rate}\n',
         encoding="utf-8",
     )
 
@@ -93,8 +92,6 @@ def mixed_file(folder: Path) -> Path:
         agent_line(5, business_address=False),   # 5 failed by the service
         agent_line(6),                           # 6
     ])  # fmt: skip
-
-
 
 
 async def open_bulk(app, pilot) -> BulkScreen:

@@ -19,8 +19,6 @@ from tui_app.ui.widgets.export_tree import PAGE, MoreEntry, RecordEntry
 KEY = DEMO_AGENT["ProfileKey"]
 
 
-
-
 async def open_export(app, pilot, *, imported: bool = True) -> ExportScreen:
     await settle(app, pilot)
     if imported:
@@ -61,8 +59,9 @@ async def test_fetch_and_browse_records_with_personal_data_masked(ui_app):
         assert "26 data sets, 14 records" in text_of(screen, "#export-info")
         # Open PersonalInfo and look at its record: the SSN stays masked.
         await pilot.press("f4")
-        personal = next(n for n in screen.tree.root.children if n.data.data_set.name
-                        == "PersonalInfo")
+        personal = next(
+            n for n in screen.tree.root.children if n.data.data_set.name == "PersonalInfo"
+        )
         screen.tree.move_cursor(personal)
         await pilot.press("enter", "down")
         await pilot.pause()
@@ -87,15 +86,15 @@ async def test_data_sets_are_chosen_with_all_and_none_keys(ui_app):
         await fetch(app, pilot)
         # Issue 10, item 4: whether dataSets is required is not shown; it only warns.
         assert "dataSets: is usually required; the service decides" in " ".join(
-            n.message for n in shown(app))
+            n.message for n in shown(app)
+        )
         await pilot.press("f2")
         assert sets.selected == list(AGENT_DATA_SETS)
         await pilot.press("f3")
         sets.select("Address")
         sets.select("Demographic")
         await fetch(app, pilot)
-        assert node_labels(screen.tree.root) == ["Address  (2 records)",
-                                                 "Demographic  (1 record)"]
+        assert node_labels(screen.tree.root) == ["Address  (2 records)", "Demographic  (1 record)"]
 
 
 async def test_agency_data_sets_follow_the_kind(ui_app):
@@ -118,8 +117,17 @@ async def test_an_unknown_profile_is_said_in_words(ui_app):
 
 
 async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):
-    big = ExportResponse(dataSets=[DataSet(dataSetType="AgentLicenseDataSet", records=[
-        {"State": "CA", "LicenseNumber": f"L{i}", "Ssn": "000121234"} for i in range(25_000)])])
+    big = ExportResponse(
+        dataSets=[
+            DataSet(
+                dataSetType="AgentLicenseDataSet",
+                records=[
+                    {"State": "CA", "LicenseNumber": f"L{i}", "Ssn": "000121234"}
+                    for i in range(25_000)
+                ],
+            )
+        ]
+    )
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_export(app, pilot, imported=False)
@@ -170,7 +178,8 @@ async def test_the_result_saves_as_json_and_as_csv_files(ui_app, tmp_path):
         assert filled and empty
         # One file per data set with records; the empty ones are named, not written empty.
         assert sorted(p.name for p in tmp_path.glob("agent-*.csv")) == sorted(
-            f"agent-{n}.csv" for n in filled)
+            f"agent-{n}.csv" for n in filled
+        )
         with (tmp_path / "agent-Address.csv").open(newline="") as file:
             rows = list(csv.DictReader(file))
         assert [r["AddressType"] for r in rows] == ["BusinessAddress", "MailingAddress"]

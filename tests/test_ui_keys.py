@@ -86,8 +86,14 @@ async def test_a_second_esc_backs_out_of_the_record_and_the_filter(ui_app):
 
 
 async def test_every_area_opens_with_focus_on_its_first_useful_widget(ui_app):
-    first = {"2": "ptype", "3": "profile-kind", "4": "bulk-jobs", "5": "export-kind",
-             "6": "env-list", "1": "kind"}
+    first = {
+        "2": "ptype",
+        "3": "profile-kind",
+        "4": "bulk-jobs",
+        "5": "export-kind",
+        "6": "env-list",
+        "1": "kind",
+    }
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -184,16 +190,22 @@ async def test_the_palette_offers_every_key_of_every_area(ui_app):
             await settle(app, pilot)
             screen = app.screen
             commands = list(app.get_system_commands(screen))
-            offered = {getattr(getattr(c.callback, "func", c.callback), "__name__", "")
-                       for c in commands} | {c.title for c in commands}
+            offered = {
+                getattr(getattr(c.callback, "func", c.callback), "__name__", "") for c in commands
+            } | {c.title for c in commands}
             for bindings in screen._bindings.key_to_bindings.values():
                 for binding in bindings:
                     name = binding.action.split("(")[0].removeprefix("app.")
-                    if (not binding.description or name in ("help", "back", "leave_field")
-                            or screen.check_action(name, ()) is False):
+                    if (
+                        not binding.description
+                        or name in ("help", "back", "leave_field")
+                        or screen.check_action(name, ()) is False
+                    ):
                         continue
-                    assert (f"action_{name}" in offered
-                            or f"{screen.AREA}: {binding.description}" in offered), binding
+                    assert (
+                        f"action_{name}" in offered
+                        or f"{screen.AREA}: {binding.description}" in offered
+                    ), binding
 
 
 async def test_the_palette_form_command_opens_the_order_form(ui_app):
@@ -203,7 +215,7 @@ async def test_the_palette_form_command_opens_the_order_form(ui_app):
         await area(app, pilot, "2")
         await pilot.press("f9")
         await settle(app, pilot)
-        command, = (c for c in app.get_system_commands(app.screen) if c.title == "Orders: Form")
+        (command,) = (c for c in app.get_system_commands(app.screen) if c.title == "Orders: Form")
         await command.callback()
         await settle(app, pilot)
         assert app.screen.query_one("#order-tabs", TabbedContent).active == "file"

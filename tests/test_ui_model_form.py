@@ -11,32 +11,65 @@ from tui_app.ui.fields import check, describe, flatten
 from tui_app.ui.widgets.model_form import ModelForm
 
 FULL_ORDER = {
-    "tlq": {"juris": "FL", "pType": "A", "fType": "T", "lType": "L", "clientOrderNum": "X1",
-            "userId": "lic01", "filingMode": "P"},
+    "tlq": {
+        "juris": "FL",
+        "pType": "A",
+        "fType": "T",
+        "lType": "L",
+        "clientOrderNum": "X1",
+        "userId": "lic01",
+        "filingMode": "P",
+    },
     "data": {
-        "firstName": "Pat", "lastName": "Officer", "middleInitial": "Q", "middleName": "Quin",
-        "taxId": "000000001", "dateOfBirth": "01/02/1980", "niprNoReq": "19000002",
-        "currentResidenceAddress": {"cResidenceAddress": "1 A St", "cResidenceAddressCity": "X",
-                                    "cResidenceAddressState": "FL",
-                                    "cResidenceAddressZip": "33101-1234"},
+        "firstName": "Pat",
+        "lastName": "Officer",
+        "middleInitial": "Q",
+        "middleName": "Quin",
+        "taxId": "000000001",
+        "dateOfBirth": "01/02/1980",
+        "niprNoReq": "19000002",
+        "currentResidenceAddress": {
+            "cResidenceAddress": "1 A St",
+            "cResidenceAddressCity": "X",
+            "cResidenceAddressState": "FL",
+            "cResidenceAddressZip": "33101-1234",
+        },
         "businessAddress": {"businessAddressLine1": "2 B St", "businessAddressState": "FL"},
         "mailingAddress": {"mailAddress1": "PO 1", "mailZip": "33101"},
         "insurerLicenseDetails": {"insurersLicenseNumber": "L1", "insLicState": "FL"},
         "insurerDetails": {"insurerCity": "Y", "insurerZip": "33102"},
         "licenseDetails": {"licenseNumber": "0K19002", "licenseState": "CA"},
-        "feinNumber": "123456789", "cityDomicile": "Hartford", "insStateDomicile": "CT",
-        "dateEffective": "12/31/2026", "naicNum": "12345",
-        "authorizedSignerDetails": {"authorizedSignerName": "Sam Signer",
-                                    "authorizedPersonState": "CT"},
-        "contactName": "Chris Contact", "contactPhone": "5555550100", "officerTitle": "CEO",
-        "loa": ["Life", "Casualty"], "domicile": {"insStateDomicile": "CT"},
+        "feinNumber": "123456789",
+        "cityDomicile": "Hartford",
+        "insStateDomicile": "CT",
+        "dateEffective": "12/31/2026",
+        "naicNum": "12345",
+        "authorizedSignerDetails": {
+            "authorizedSignerName": "Sam Signer",
+            "authorizedPersonState": "CT",
+        },
+        "contactName": "Chris Contact",
+        "contactPhone": "5555550100",
+        "officerTitle": "CEO",
+        "loa": ["Life", "Casualty"],
+        "domicile": {"insStateDomicile": "CT"},
         "companyCodeDetails": {"companyCodeState": "CT", "companyCode": "C1"},
-        "residentStateYN": "N", "residentStateText": "CA", "ltp": "Producer", "ltpText": "FL",
+        "residentStateYN": "N",
+        "residentStateText": "CA",
+        "ltp": "Producer",
+        "ltpText": "FL",
         "pinStateFeeDetails": {"pinStateFee": "10", "pinFeeState": "FL"},
-        "sponsoringCompany": "Acme Life", "firmName": "Sample Risk Partners LLC",
-        "trm": "NFC", "termReasonText": "Not for cause", "termCauseYN": "N",
-        "surplusLinesYn": "Y", "floridaResCty": "01", "floridaCountyCode": "02",
-        "appCodeFl": "A1", "costCenter1": "C1", "costCenter2": "C2",
+        "sponsoringCompany": "Acme Life",
+        "firmName": "Sample Risk Partners LLC",
+        "trm": "NFC",
+        "termReasonText": "Not for cause",
+        "termCauseYN": "N",
+        "surplusLinesYn": "Y",
+        "floridaResCty": "01",
+        "floridaCountyCode": "02",
+        "appCodeFl": "A1",
+        "costCenter1": "C1",
+        "costCenter2": "C2",
     },
 }
 
@@ -61,10 +94,18 @@ async def test_every_order_field_survives_load_and_read_back():
 
 
 async def test_fields_without_an_input_are_kept_from_the_loaded_record():
-    record = {"ProfileKey": "K", "Tin": "000000009",
-              "BusinessAddress": {"City": "A", "State": "CA", "StreetAddress1": "1",
-                                  "Zip": "9", "DynamicData": {"region": "west"}},
-              "Contacts": [{"ContactType": "Main", "EmailAddress": "a@b.test"}]}
+    record = {
+        "ProfileKey": "K",
+        "Tin": "000000009",
+        "BusinessAddress": {
+            "City": "A",
+            "State": "CA",
+            "StreetAddress1": "1",
+            "Zip": "9",
+            "DynamicData": {"region": "west"},
+        },
+        "Contacts": [{"ContactType": "Main", "EmailAddress": "a@b.test"}],
+    }
     app = FormApp(ModelForm(AgencyRecord, id="f"))
     async with app.run_test(size=(100, 50)) as pilot:
         app.form.load(record)
@@ -90,9 +131,15 @@ def test_layout_comes_from_the_model():
 async def test_warnings_show_on_their_field_and_never_block_a_submit():
     # Issue 10, item 5: habits beyond the spec warn (⚠) and the form still submits.
     app = FormApp(ModelForm(Order, id="f"))
-    odd = {**FULL_ORDER, "data": {**FULL_ORDER["data"], "contactPhone": "555-0100",
-                                  "dateOfBirth": "31/01/1980",
-                                  "mailingAddress": {"mailState": "XX", "mailZip": "SW1A"}}}
+    odd = {
+        **FULL_ORDER,
+        "data": {
+            **FULL_ORDER["data"],
+            "contactPhone": "555-0100",
+            "dateOfBirth": "31/01/1980",
+            "mailingAddress": {"mailState": "XX", "mailZip": "SW1A"},
+        },
+    }
     async with app.run_test(size=(100, 50)) as pilot:
         app.form.load(odd)
         await pilot.pause()
@@ -101,8 +148,11 @@ async def test_warnings_show_on_their_field_and_never_block_a_submit():
         assert order is not None and order.data.contactPhone == "555-0100"
         assert app.form.errors == []
         assert set(app.form.warning_paths()) == {
-            "data.contactPhone", "data.dateOfBirth", "data.mailingAddress.mailState",
-            "data.mailingAddress.mailZip"}
+            "data.contactPhone",
+            "data.dateOfBirth",
+            "data.mailingAddress.mailState",
+            "data.mailingAddress.mailZip",
+        }
         line = app.form.query_one("#f-data--contactPhone-error")
         assert str(line.render()) == "⚠ is usually digits only"
         assert line.has_class("-warning") and line.has_class("-shown")
@@ -130,7 +180,13 @@ def test_agency_status_is_a_picker_like_agent_emp_status():
     for path in ("Demographic.EmpStatus", "Demographic.Status"):
         assert specs[path].kind == "choice" and specs[path].choices == ("7040", "7041")
     assert specs["Demographic.Status"].labels == ("7040 — Active", "7041 — InActive")
-    record, errors = check(AgencyRecord, {
-        "ProfileKey": "A-1", "Tin": "000000001",
-        "Demographic": {"FirmName": "Sample", "Status": "7041"}}, {"format": "xml"})
+    record, errors = check(
+        AgencyRecord,
+        {
+            "ProfileKey": "A-1",
+            "Tin": "000000001",
+            "Demographic": {"FirmName": "Sample", "Status": "7041"},
+        },
+        {"format": "xml"},
+    )
     assert errors == [] and record.Demographic.Status == 7041  # written as the spec's integer

@@ -21,11 +21,10 @@ from tui_app.ui.screens.orders import OrdersScreen
 def quick_orders(monkeypatch):
     """Orders move a stage every 0.1 s instead of 3 s, and the tracking list asks every
     0.1 s instead of 2 s, so a test can watch them finish."""
-    monkeypatch.setattr(factory, "start_embedded_sandbox",
-                        partial(factory.start_embedded_sandbox, step_seconds=0.1))
+    monkeypatch.setattr(
+        factory, "start_embedded_sandbox", partial(factory.start_embedded_sandbox, step_seconds=0.1)
+    )
     monkeypatch.setattr(orders_screen, "REFRESH_EVERY", 0.1)
-
-
 
 
 async def open_orders(app, pilot) -> OrdersScreen:
@@ -44,9 +43,15 @@ async def fill(pilot, app, values: dict[str, str]) -> None:
 
 
 APPOINTMENT = {
-    "tlq.juris": "CA", "tlq.lType": "M", "tlq.clientOrderNum": "APP1", "tlq.userId": "lic01",
-    "tlq.filingMode": "E", "data.firstName": "Avery", "data.lastName": "Sample",
-    "data.taxId": "000121234", "data.niprNoReq": "19000001",
+    "tlq.juris": "CA",
+    "tlq.lType": "M",
+    "tlq.clientOrderNum": "APP1",
+    "tlq.userId": "lic01",
+    "tlq.filingMode": "E",
+    "data.firstName": "Avery",
+    "data.lastName": "Sample",
+    "data.taxId": "000121234",
+    "data.niprNoReq": "19000001",
 }
 
 
@@ -120,8 +125,15 @@ async def test_appointment_and_termination_are_filed_and_followed_to_the_end(ui_
         order = [i.id for i in screen.form.query(Input)]
         # Termination fields come first; appointment-only ones move under "more fields".
         assert order.index("f-data--trm") < order.index("f-data--sponsoringCompany")
-        await fill(pilot, app, {"tlq.clientOrderNum": "TERM1", "data.trm": "NFC",
-                                "data.termReasonText": "Not for cause"})
+        await fill(
+            pilot,
+            app,
+            {
+                "tlq.clientOrderNum": "TERM1",
+                "data.trm": "NFC",
+                "data.termReasonText": "Not for cause",
+            },
+        )
         await pilot.press("f5")
         await settle(app, pilot)
         assert (await wait_final(app, pilot, screen, "TERM1"))[-1] == "APPROVED"  # never denied
@@ -134,8 +146,7 @@ async def test_resubmitting_an_order_number_asks_before_updating(ui_app):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_orders(app, pilot)
         # A paper filing waits at PENDING_PAPER, so it can still be updated.
-        await fill(pilot, app, {**APPOINTMENT, "tlq.clientOrderNum": "UPD1",
-                                "tlq.filingMode": "P"})
+        await fill(pilot, app, {**APPOINTMENT, "tlq.clientOrderNum": "UPD1", "tlq.filingMode": "P"})
         await pilot.press("f5")
         await settle(app, pilot)
         await fill(pilot, app, {"data.middleName": "Q"})
@@ -173,8 +184,12 @@ async def test_a_draft_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
         screen = await open_orders(app, pilot)
         app.screen.query_one("#ptype", Select).value = "A"
         await settle(app, pilot)
-        partial_order = {"tlq.juris": "TX", "tlq.clientOrderNum": "DRAFT1",
-                         "data.firmName": "Sample Risk Partners LLC", "data.loa": "Life, Casualty"}
+        partial_order = {
+            "tlq.juris": "TX",
+            "tlq.clientOrderNum": "DRAFT1",
+            "data.firmName": "Sample Risk Partners LLC",
+            "data.loa": "Life, Casualty",
+        }
         await fill(pilot, app, partial_order)
         before = screen.form.data()
         await pilot.press("f6")
@@ -225,10 +240,20 @@ async def test_lookup_of_any_order_by_number(ui_app):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_orders(app, pilot)
         client = await app.client()
-        await client.submit_order({
-            "tlq": {"juris": "TX", "pType": "I", "fType": "A", "lType": "M",
-                    "clientOrderNum": "ELSEWHERE1", "userId": "other", "filingMode": "E"},
-            "data": {"firstName": "Kim", "lastName": "Lee", "taxId": "000450001"}})
+        await client.submit_order(
+            {
+                "tlq": {
+                    "juris": "TX",
+                    "pType": "I",
+                    "fType": "A",
+                    "lType": "M",
+                    "clientOrderNum": "ELSEWHERE1",
+                    "userId": "other",
+                    "filingMode": "E",
+                },
+                "data": {"firstName": "Kim", "lastName": "Lee", "taxId": "000450001"},
+            }
+        )
         screen.action_tab("tracking")
         await pilot.pause()
         await pilot.click("#lookup")

@@ -32,8 +32,6 @@ NEW_AGENT = {
 }  # fmt: skip
 
 
-
-
 async def open_profiles(app, pilot) -> ProfilesScreen:
     await settle(app, pilot)
     await app.switch_mode("profiles")
@@ -79,7 +77,8 @@ async def stored(app, kind: str, key: str):
     """The profile as the service has it, read back through export."""
     client = await app.client()
     export = await getattr(client, f"export_{kind}")(
-        {"profileKey": key, "dataSets": list(PROFILE_DATA_SETS[kind])})
+        {"profileKey": key, "dataSets": list(PROFILE_DATA_SETS[kind])}
+    )
     return record_from_data_sets(kind, export.dataSets or [])
 
 
@@ -103,16 +102,29 @@ async def test_a_new_agency_with_contacts_added_and_removed_is_imported(ui_app):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_profiles(app, pilot)
         await set_kind(app, pilot, "agency")
-        await fill(pilot, screen.editor.form, {
-            "ProfileKey": "FIRM-9", "Tin": "000000009",
-            "Demographic.FirmName": "Nine Partners LLC", "Demographic.Status": "7040"})
+        await fill(
+            pilot,
+            screen.editor.form,
+            {
+                "ProfileKey": "FIRM-9",
+                "Tin": "000000009",
+                "Demographic.FirmName": "Nine Partners LLC",
+                "Demographic.Status": "7040",
+            },
+        )
         for contact_type in ("Billing", "Compliance", "Mistake"):
             await pilot.press("f8")
             await settle(app, pilot)
             form = screen.editor.contacts.forms[-1]
             assert app.focused is form.query_one("#f-ContactType")  # ready to type
-            await fill(pilot, form, {"ContactType": contact_type,
-                                     "EmailAddress": f"{contact_type.lower()}@example.test"})
+            await fill(
+                pilot,
+                form,
+                {
+                    "ContactType": contact_type,
+                    "EmailAddress": f"{contact_type.lower()}@example.test",
+                },
+            )
         await pilot.press("f9")  # removes the contact being edited: the third
         await settle(app, pilot)
         titles = [str(c.title) for c in screen.editor.contacts.query(Collapsible)]
@@ -122,7 +134,9 @@ async def test_a_new_agency_with_contacts_added_and_removed_is_imported(ui_app):
         assert "created agency profile FIRM-9" in text_of(screen, "#profile-result")
         record = await stored(app, "agency", "FIRM-9")
         assert [(c.ContactType, c.EmailAddress) for c in record.Contacts] == [
-            ("Billing", "billing@example.test"), ("Compliance", "compliance@example.test")]
+            ("Billing", "billing@example.test"),
+            ("Compliance", "compliance@example.test"),
+        ]
         assert record.Demographic.Status == 7040
 
 
@@ -145,8 +159,11 @@ async def test_an_opened_profile_round_trips_without_losing_a_field(ui_app):
         after = await stored(app, "agent", "AQS-1001")
         assert after.Demographic.LastName == "Sample-Quinn"
         # Every other field, DynamicData included, is as it was.
-        changed = before.model_copy(update={"Demographic": before.Demographic.model_copy(
-            update={"LastName": "Sample-Quinn"})})
+        changed = before.model_copy(
+            update={
+                "Demographic": before.Demographic.model_copy(update={"LastName": "Sample-Quinn"})
+            }
+        )
         assert after == changed
         assert after.BusinessAddress.DynamicData == {"Branch": "West", "Desk": "7"}
 
@@ -167,8 +184,11 @@ async def test_the_service_refusal_of_a_new_agent_without_demographic_is_shown(u
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_profiles(app, pilot)
-        await fill(pilot, screen.editor.form, {
-            k: v for k, v in NEW_AGENT.items() if not k.startswith("Demographic")})
+        await fill(
+            pilot,
+            screen.editor.form,
+            {k: v for k, v in NEW_AGENT.items() if not k.startswith("Demographic")},
+        )
         await pilot.press("f5")
         await settle(app, pilot)
         result = text_of(screen, "#profile-result")
@@ -180,8 +200,11 @@ async def test_the_service_refusal_of_a_new_agent_without_demographic_is_shown(u
         assert app.focused is screen.editor.form.query_one("#" + widget_id("Demographic.EmpStatus"))
         assert "not imported" in notes(app)[-1]
         # Adding the section and importing again clears the mark.
-        await fill(pilot, screen.editor.form, {k: v for k, v in NEW_AGENT.items()
-                                        if k.startswith("Demographic")})
+        await fill(
+            pilot,
+            screen.editor.form,
+            {k: v for k, v in NEW_AGENT.items() if k.startswith("Demographic")},
+        )
         await pilot.press("f5")
         await settle(app, pilot)
         assert group.title == "Demographic" and not group.has_class("-invalid")
@@ -192,26 +215,40 @@ async def test_each_validation_of_the_service_lands_on_its_field(ui_app, monkeyp
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_profiles(app, pilot)
         await set_kind(app, pilot, "agency")
-        await fill(pilot, screen.editor.form, {"ProfileKey": "FIRM-1", "Tin": "000000011",
-                                        "Demographic.FirmName": "One LLC",
-                                        "Demographic.Status": "7041"})
+        await fill(
+            pilot,
+            screen.editor.form,
+            {
+                "ProfileKey": "FIRM-1",
+                "Tin": "000000011",
+                "Demographic.FirmName": "One LLC",
+                "Demographic.Status": "7041",
+            },
+        )
         for _ in range(2):
             await pilot.press("f8")
             await settle(app, pilot)
-            await fill(pilot, screen.editor.contacts.forms[-1],
-                       {"ContactType": "Billing", "EmailAddress": "a@example.test"})
+            await fill(
+                pilot,
+                screen.editor.contacts.forms[-1],
+                {"ContactType": "Billing", "EmailAddress": "a@example.test"},
+            )
 
         async def refuse(record):
-            return ImportResult(Success=False, Message="not imported: 3 problem(s)",
-                                Validations="Demographic.FirmName: does not match the registry\n"
-                                            "Contacts[1].EmailAddress: bounced\n"
-                                            "BusinessAddress.Zip: unknown ZIP code")
+            return ImportResult(
+                Success=False,
+                Message="not imported: 3 problem(s)",
+                Validations="Demographic.FirmName: does not match the registry\n"
+                "Contacts[1].EmailAddress: bounced\n"
+                "BusinessAddress.Zip: unknown ZIP code",
+            )
 
         monkeypatch.setattr(await app.client(), "import_agency", refuse)
         await pilot.press("f5")
         await settle(app, pilot)
         assert error_text(screen.editor.form, "Demographic.FirmName") == (
-            "✗ does not match the registry")
+            "✗ does not match the registry"
+        )
         first, second = screen.editor.contacts.forms
         assert error_text(second, "EmailAddress") == "✗ bounced"
         assert error_text(first, "EmailAddress") == ""
@@ -223,19 +260,24 @@ async def test_each_validation_of_the_service_lands_on_its_field(ui_app, monkeyp
         assert app.focused is screen.editor.form.query_one("#" + widget_id("BusinessAddress.Zip"))
 
 
-@pytest.mark.parametrize(("status", "words"), [
-    (400, "the envelope is broken"),
-    (401, "did not accept the credentials (401)"),
-    (403, "refused this action for these credentials (403)"),
-    (500, "the service failed (500)"),
-])
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [
+        (400, "the envelope is broken"),
+        (401, "did not accept the credentials (401)"),
+        (403, "refused this action for these credentials (403)"),
+        (500, "the service failed (500)"),
+    ],
+)
 async def test_transport_and_auth_failures_become_plain_notifications(ui_app, status, words):
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(status, json={"message": "the envelope is broken"})
 
-    failing = RegistryClient({g: f"http://registry.test/{g}" for g in GROUPS},
-                             transport=httpx.MockTransport(answer),
-                             retry=RetryPolicy(attempts=1))
+    failing = RegistryClient(
+        {g: f"http://registry.test/{g}" for g in GROUPS},
+        transport=httpx.MockTransport(answer),
+        retry=RetryPolicy(attempts=1),
+    )
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_profiles(app, pilot)
@@ -270,7 +312,7 @@ async def test_the_preview_is_the_xml_document_masked_until_revealed(ui_app):
         preview = text_of(screen, "#profile-xml")
         assert "<Ssn>000121234</Ssn>" in preview
         # The preview is the document the import sends, indented.
-        body = preview[preview.index("<Agent>"):preview.index("</Agent>") + 8]
+        body = preview[preview.index("<Agent>") : preview.index("</Agent>") + 8]
         sent = AgentRecord.model_validate(DEMO_AGENT, context={"format": "xml"})
         assert load_xml(body, AgentRecord, "Agent") == sent
 
@@ -297,7 +339,8 @@ async def test_a_short_ssn_warns_on_its_field_and_is_still_imported(ui_app):
         await pilot.press("f5")
         await settle(app, pilot)
         assert error_text(screen.editor.form, "Ssn") == (
-            "⚠ is usually 9 digits; it is sent as typed and the service decides")
+            "⚠ is usually 9 digits; it is sent as typed and the service decides"
+        )
         assert "✓ Imported" in text_of(screen, "#profile-result")
 
 
@@ -356,14 +399,24 @@ async def test_a_profile_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_profiles(app, pilot)
         await set_kind(app, pilot, "agency")
-        await fill(pilot, screen.editor.form, {"ProfileKey": "FIRM-2", "Tin": "000000022",
-                                        "Demographic.FirmName": "Two LLC",
-                                        "Demographic.Status": "7040",
-                                        "PrimaryAddress.City": "Reno"})
+        await fill(
+            pilot,
+            screen.editor.form,
+            {
+                "ProfileKey": "FIRM-2",
+                "Tin": "000000022",
+                "Demographic.FirmName": "Two LLC",
+                "Demographic.Status": "7040",
+                "PrimaryAddress.City": "Reno",
+            },
+        )
         await pilot.press("f8")
         await settle(app, pilot)
-        await fill(pilot, screen.editor.contacts.forms[0],
-                   {"ContactType": "Billing", "EmailAddress": "b@example.test"})
+        await fill(
+            pilot,
+            screen.editor.contacts.forms[0],
+            {"ContactType": "Billing", "EmailAddress": "b@example.test"},
+        )
         before = screen.editor.data()
         await answer_path(app, pilot, "f6", path)
         if suffix == ".xml":
@@ -425,7 +478,8 @@ async def test_an_opened_agency_loses_the_contact_removed_and_keeps_the_rest(ui_
         await pilot.press("f2")
         await settle(app, pilot)
         assert AgencyRecord.model_validate(screen.editor.data()) == (
-            AgencyRecord.model_validate(agency))
+            AgencyRecord.model_validate(agency)
+        )
         first = screen.editor.contacts.forms[0]
         first.query_one("#f-EmailAddress").focus()
         await pilot.press("f9")
@@ -435,4 +489,6 @@ async def test_an_opened_agency_loses_the_contact_removed_and_keeps_the_rest(ui_
         assert "updated agency profile FIRM-7" in text_of(screen, "#profile-result")
         after = await stored(app, "agency", "FIRM-7")
         assert after.model_dump(mode="json", exclude_none=True) == {
-            **agency, "Contacts": agency["Contacts"][1:]}
+            **agency,
+            "Contacts": agency["Contacts"][1:],
+        }

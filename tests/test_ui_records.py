@@ -14,13 +14,23 @@ NIPR_SHAPED = {
     "NiprFullInfo": {
         "TransactionType": {"Type": "Entity Info"},
         "Producer": {"NPN": "5"},
-        "Biographic": {"FirstName": "Ava", "LastName": "Stranger", "TaxId": "900112222",
-                       "BirthDate": "1980-01-31"},
+        "Biographic": {
+            "FirstName": "Ava",
+            "LastName": "Stranger",
+            "TaxId": "900112222",
+            "BirthDate": "1980-01-31",
+        },
         "AddressInfo": {"Addresses": [{"Line1": "1 Main", "AddressTypeCode": "BUS"}]},
-        "LicenseData": {"Licenses": [{"LicenseNumber": "L1", "ExpirationDate": "2001-01-01",
-                                      "LOAs": {"LOA": ["Life", "Health"]},
-                                      "RegulatoryActions": [{"Origin": "CA",
-                                                             "ReferenceNumber": "R9"}]}]},
+        "LicenseData": {
+            "Licenses": [
+                {
+                    "LicenseNumber": "L1",
+                    "ExpirationDate": "2001-01-01",
+                    "LOAs": {"LOA": ["Life", "Health"]},
+                    "RegulatoryActions": [{"Origin": "CA", "ReferenceNumber": "R9"}],
+                }
+            ]
+        },
         "Regulator": "NIPR",
     }
 }
@@ -37,9 +47,15 @@ def test_every_member_the_tabs_do_not_show_is_listed():
     info = FullRecordResponse.model_validate(NIPR_SHAPED).NiprFullInfo
     paths = [path for path, _ in unshown_members(info)]
     assert paths == [
-        "TransactionType", "Producer.NPN", "Biographic.TaxId", "Biographic.BirthDate",
-        "AddressInfo.Addresses[0].AddressTypeCode", "LicenseData.Licenses[0].RegulatoryActions"
-        "[0].ReferenceNumber", "LicenseData.Licenses[0].LOAs", "Regulator"]
+        "TransactionType",
+        "Producer.NPN",
+        "Biographic.TaxId",
+        "Biographic.BirthDate",
+        "AddressInfo.Addresses[0].AddressTypeCode",
+        "LicenseData.Licenses[0].RegulatoryActions[0].ReferenceNumber",
+        "LicenseData.Licenses[0].LOAs",
+        "Regulator",
+    ]
 
 
 class FakeClient:
@@ -89,8 +105,7 @@ async def test_the_sandbox_record_lists_its_other_members_in_either_dialect(
         await settle(app, pilot)
         shown = labels(app.screen.query_one("#more-tree", Tree).root)
         if sandbox_dialect == "minimal":
-            assert any(s.startswith("NiprFullInfo") or s.startswith("ReportSource")
-                       for s in shown)
+            assert any(s.startswith("NiprFullInfo") or s.startswith("ReportSource") for s in shown)
             assert any(s.startswith("LicenseData.Licenses[0].LicenseStatusCode") for s in shown)
         else:
             assert any(s.startswith("TransactionType") for s in shown)

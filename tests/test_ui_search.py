@@ -21,8 +21,6 @@ def text_of(app, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).render())
 
 
-
-
 async def type_into(pilot, selector: str, text: str) -> None:
     await pilot.click(selector)
     await pilot.press(*text)
@@ -93,8 +91,10 @@ async def test_licenses_say_their_standing_in_words(ui_app):
         await pilot.pause()
         assert app.screen.query_one("#record-tabs").active == "licenses"
         table = app.screen.query_one("#licenses-table", DataTable)
-        standings = {table.get_row_at(i)[0].plain: table.get_row_at(i)[4].plain
-                     for i in range(table.row_count)}
+        standings = {
+            table.get_row_at(i)[0].plain: table.get_row_at(i)[4].plain
+            for i in range(table.row_count)
+        }
         assert standings["TX"] == "EXPIRES IN 45 days"
         assert standings["CA"] == "ACTIVE"
 
@@ -145,10 +145,13 @@ async def test_agencies_offer_every_search_type_of_the_enum(ui_app):
         await pilot.click("#kind-agency")
         await pilot.pause()
         choices = app.screen.query_one("#search-type", Select).query_one(OptionList)
-        options = [str(choices.get_option_at_index(i).prompt)
-                   for i in range(choices.option_count)]
+        options = [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)]
         assert [o for o in options if o in ("NAME", "SSN", "NPN", "LICENSE")] == [
-            "NAME", "SSN", "NPN", "LICENSE"]
+            "NAME",
+            "SSN",
+            "NPN",
+            "LICENSE",
+        ]
         await type_into(pilot, "#f-FirmName", "sample")
         await type_into(pilot, "#f-FirmFein", "00-0000001")
         await pilot.press("enter")
@@ -273,12 +276,16 @@ async def test_a_service_that_is_down_never_crashes_the_app(tmp_path):
     from tui_app.config import default_config
 
     config = default_config()
-    config = config.model_validate({
-        **config.model_dump(exclude_none=True),
-        "active": "down",
-        "environments": {**config.model_dump(exclude_none=True)["environments"],
-                         "down": {"base_url": "http://127.0.0.1:9"}},
-    })
+    config = config.model_validate(
+        {
+            **config.model_dump(exclude_none=True),
+            "active": "down",
+            "environments": {
+                **config.model_dump(exclude_none=True)["environments"],
+                "down": {"base_url": "http://127.0.0.1:9"},
+            },
+        }
+    )
     app = ProducerApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -290,8 +297,11 @@ async def test_a_service_that_is_down_never_crashes_the_app(tmp_path):
 
 def colours(svg: str) -> set[str]:
     """The colours of an SVG screenshot that are not greys."""
-    return {c.lower() for c in re.findall(r"#([0-9a-fA-F]{6})\b", svg)
-            if not c[0:2].lower() == c[2:4].lower() == c[4:6].lower()}
+    return {
+        c.lower()
+        for c in re.findall(r"#([0-9a-fA-F]{6})\b", svg)
+        if not c[0:2].lower() == c[2:4].lower() == c[4:6].lower()
+    }
 
 
 async def test_no_color_is_honoured(ui_app, monkeypatch):

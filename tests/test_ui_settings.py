@@ -326,11 +326,19 @@ def test_settings_screen_with_a_live_error(snap_compare) -> None:
 async def test_a_token_unset_at_start_can_be_typed_for_this_run(monkeypatch) -> None:
     monkeypatch.setenv("REGISTRY_TOKEN", "restored-after-the-test")
     monkeypatch.delenv("REGISTRY_TOKEN")
-    save_config(default_config().model_copy(update={
-        "active": "closed",
-        "environments": {"closed": Environment(  # a refused port: never the network
-            base_url="http://127.0.0.1:9", auth=Auth(type="bearer", token_env="REGISTRY_TOKEN"))},
-    }))
+    save_config(
+        default_config().model_copy(
+            update={
+                "active": "closed",
+                "environments": {
+                    "closed": Environment(  # a refused port: never the network
+                        base_url="http://127.0.0.1:9",
+                        auth=Auth(type="bearer", token_env="REGISTRY_TOKEN"),
+                    )
+                },
+            }
+        )
+    )
     app = ProducerApp(load_config())
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(20):  # the connection opens just after the first frame

@@ -12,9 +12,16 @@ from tui_app.config import load_config, save_config
 from tui_app.ui.app import limited_colours
 
 
-@pytest.mark.parametrize(("system", "limited"), [
-    ("standard", True), ("windows", True), (None, True), ("256", False), ("truecolor", False),
-])
+@pytest.mark.parametrize(
+    ("system", "limited"),
+    [
+        ("standard", True),
+        ("windows", True),
+        (None, True),
+        ("256", False),
+        ("truecolor", False),
+    ],
+)
 def test_limited_colours(system, limited):
     assert limited_colours(system) is limited
 

@@ -52,8 +52,13 @@ async def test_add_check_and_open_a_finding_at_its_tab_then_file_an_order(ui_app
         table = screen.findings.table
         assert table.row_count == 1
         assert [str(c) for c in table.get_row_at(0)] == [
-            "MEDIUM", "License expiring", "19000001", "Avery Sample", "TX",
-            "TX license 2190001 expires in 45 days, on 2027-01-05."]
+            "MEDIUM",
+            "License expiring",
+            "19000001",
+            "Avery Sample",
+            "TX",
+            "TX license 2190001 expires in 45 days, on 2027-01-05.",
+        ]
         assert "Check 1 (done)" in text(screen, "#watch-roster")
         assert "License expiring" in text(screen, "#watch-history")
         table.focus()
@@ -105,9 +110,23 @@ def fill_findings(n: int) -> None:
         conn.executemany(
             "INSERT INTO findings (check_id, rank, kind, severity, npn, name, state, license,"
             " text, tab, record_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ((check.id, 4 if i % 2 else 0, "expiring" if i % 2 else "expired",
-              "medium" if i % 2 else "high", 2000000 + n - i, f"P {i}", "CA", f"L{i}",
-              f"finding {i}", "licenses", "agent") for i in range(n)))
+            (
+                (
+                    check.id,
+                    4 if i % 2 else 0,
+                    "expiring" if i % 2 else "expired",
+                    "medium" if i % 2 else "high",
+                    2000000 + n - i,
+                    f"P {i}",
+                    "CA",
+                    f"L{i}",
+                    f"finding {i}",
+                    "licenses",
+                    "agent",
+                )
+                for i in range(n)
+            ),
+        )
 
 
 async def test_a_hundred_thousand_findings_are_shown_a_page_at_a_time(ui_app):
@@ -126,8 +145,7 @@ async def test_a_hundred_thousand_findings_are_shown_a_page_at_a_time(ui_app):
         await settle(app, pilot)
         await paged.wait_loaded()
         assert "of 50,000" in text(screen, "#watch-findings .paged-info")
-        assert {str(table.get_row_at(i)[1]) for i in range(table.row_count)} == {
-            "License expiring"}
+        assert {str(table.get_row_at(i)[1]) for i in range(table.row_count)} == {"License expiring"}
         await pilot.press(*"kkko")  # all kinds again; by NPN
         await settle(app, pilot)
         await paged.wait_loaded()

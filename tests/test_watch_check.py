@@ -40,12 +40,23 @@ class FakeTime:
 
 
 def full_record(npn: int) -> dict:
-    return {"NiprFullInfo": {
-        "Producer": {"Npn": npn, "EntityType": "INDIVIDUAL"},
-        "Biographic": {"FirstName": "P", "LastName": str(npn), "Ssn": "000111234"},
-        "LicenseData": {"Licenses": [{"State": "CA", "LicenseNumber": f"L{npn}",
-                                      "Residency": "R", "Active": True,
-                                      "ExpirationDate": "03/20/2026"}]}}}
+    return {
+        "NiprFullInfo": {
+            "Producer": {"Npn": npn, "EntityType": "INDIVIDUAL"},
+            "Biographic": {"FirstName": "P", "LastName": str(npn), "Ssn": "000111234"},
+            "LicenseData": {
+                "Licenses": [
+                    {
+                        "State": "CA",
+                        "LicenseNumber": f"L{npn}",
+                        "Residency": "R",
+                        "Active": True,
+                        "ExpirationDate": "03/20/2026",
+                    }
+                ]
+            },
+        }
+    }
 
 
 class Registry:
@@ -71,8 +82,9 @@ class Registry:
 def client_for(handler, time: FakeTime | None = None) -> RegistryClient:
     urls = {group: BASE + prefix for group, prefix in GROUP_PREFIXES.items()}
     kwargs = {"sleep": time.sleep} if time else {}
-    return RegistryClient(urls, transport=httpx.MockTransport(handler),
-                          retry=RetryPolicy(base_delay=0.0), **kwargs)
+    return RegistryClient(
+        urls, transport=httpx.MockTransport(handler), retry=RetryPolicy(base_delay=0.0), **kwargs
+    )
 
 
 @pytest.fixture
@@ -97,13 +109,21 @@ async def test_an_interrupted_check_resumes_and_reads_nothing_twice(db: WatchDb)
             stop.set()
 
     async with client_for(registry) as client:
-        first = await run_check(db, client, "prod", today=TODAY, on_progress=progress, stop=stop,
-                                settings=CheckSettings(rate=0, concurrency=3))
+        first = await run_check(
+            db,
+            client,
+            "prod",
+            today=TODAY,
+            on_progress=progress,
+            stop=stop,
+            settings=CheckSettings(rate=0, concurrency=3),
+        )
         assert first.check.state == STOPPED
         assert 10 <= first.check.read < 30
         assert first.findings == first.check.read
-        second = await run_check(db, client, "prod", today=TODAY,
-                                 settings=CheckSettings(rate=0, concurrency=3))
+        second = await run_check(
+            db, client, "prod", today=TODAY, settings=CheckSettings(rate=0, concurrency=3)
+        )
     assert second.check.id == first.check.id and second.check.state == DONE
     assert second.check.read == 30
     assert set(registry.reads) == set(npns) and max(registry.reads.values()) == 1
@@ -116,8 +136,14 @@ async def test_requests_are_paced(db: WatchDb) -> None:
     time = FakeTime()
     await add(db, range(1000001, 1000011))
     async with client_for(Registry(range(1000001, 1000011))) as client:
-        await run_check(db, client, "prod", today=TODAY, settings=CheckSettings(rate=5),
-                        pacer=Pacer(5, time.clock, time.sleep))
+        await run_check(
+            db,
+            client,
+            "prod",
+            today=TODAY,
+            settings=CheckSettings(rate=5),
+            pacer=Pacer(5, time.clock, time.sleep),
+        )
     assert time.now == pytest.approx(9 * 0.2)
 
 
@@ -134,9 +160,14 @@ async def test_a_429_pauses_every_request_for_its_retry_after(db: WatchDb) -> No
     registry = Registry(range(1000001, 1000005), answer)
     await add(db, registry.npns)
     async with client_for(registry, time) as client:
-        outcome = await run_check(db, client, "prod", today=TODAY,
-                                  settings=CheckSettings(rate=100, concurrency=2),
-                                  pacer=Pacer(100, time.clock, time.sleep))
+        outcome = await run_check(
+            db,
+            client,
+            "prod",
+            today=TODAY,
+            settings=CheckSettings(rate=100, concurrency=2),
+            pacer=Pacer(100, time.clock, time.sleep),
+        )
     assert outcome.check.state == DONE and outcome.check.read == 4
     assert 7.0 in time.sleeps  # the client waited as asked ...
     assert time.now >= 7.0  # ... and so did the pacer, for every request after it
@@ -165,7 +196,8 @@ async def test_an_npn_the_registry_lacks_is_a_finding_and_a_firm_is_read_as_a_fi
         outcome = await run_check(db, client, "prod", today=TODAY)
     rows = await db.call(WatchStore.findings, outcome.check.id, kinds=["mismatch"])
     assert [(r["npn"], r["text"]) for r in rows] == [
-        (2000001, "NPN 2000001 is not in the registry.")]
+        (2000001, "NPN 2000001 is not in the registry.")
+    ]
     roster = {r.npn: r.kind for r in await db.call(WatchStore.roster, "prod")}
     assert roster == {2000001: None, 2000002: "agency"}
     # A firm the registry no longer has is a finding too (not a record that failed).
@@ -191,8 +223,7 @@ async def test_findings_page_filter_and_sort_in_the_store(db: WatchDb) -> None:
     npns = range(1000001, 1000041)
     await add(db, npns)
     async with client_for(Registry(list(npns)[::2])) as client:
-        outcome = await run_check(db, client, "prod", today=TODAY,
-                                  settings=CheckSettings(rate=0))
+        outcome = await run_check(db, client, "prod", today=TODAY, settings=CheckSettings(rate=0))
     check = outcome.check.id
     assert await db.call(WatchStore.count_findings, check) == 40
     assert await db.call(WatchStore.count_findings, check, kinds=["expiring"]) == 20
@@ -205,12 +236,16 @@ async def test_findings_page_filter_and_sort_in_the_store(db: WatchDb) -> None:
 
 def test_npns_typed_or_pasted() -> None:
     assert parse_npns(["19000001, 19000002", "19000003\n"]) == [
-        Entry(19000001), Entry(19000002), Entry(19000003)]
+        Entry(19000001),
+        Entry(19000002),
+        Entry(19000003),
+    ]
     with pytest.raises(RosterError) as err:
         parse_npns(["123", "0123", "abc", "99999999999"])
     assert err.value.problems == [
         f"NPN {t}: {t} is not an NPN (digits, no leading zero, at most 2147483647)"
-        for t in ("0123", "abc", "99999999999")]
+        for t in ("0123", "abc", "99999999999")
+    ]
 
 
 def test_roster_files_csv_and_ndjson(tmp_path: Path) -> None:
@@ -218,8 +253,12 @@ def test_roster_files_csv_and_ndjson(tmp_path: Path) -> None:
     csv_file.write_text("Name,NPN,ProfileKey,SSN\nA,19000001,PK-1,000111234\nB,19000002,,\n")
     assert read_file(csv_file) == [Entry(19000001, "PK-1"), Entry(19000002)]
     nd = tmp_path / "roster.ndjson"
-    nd.write_text(json.dumps({"npn": 19000001, "profileKey": "PK-1"}) + "\n\n"
-                  + json.dumps({"Npn": "19000002"}) + "\n")
+    nd.write_text(
+        json.dumps({"npn": 19000001, "profileKey": "PK-1"})
+        + "\n\n"
+        + json.dumps({"Npn": "19000002"})
+        + "\n"
+    )
     assert read_file(nd) == [Entry(19000001, "PK-1"), Entry(19000002)]
 
 
@@ -229,7 +268,8 @@ def test_roster_file_problems_name_their_line(tmp_path: Path) -> None:
     with pytest.raises(RosterError) as err:
         read_file(bad)
     assert err.value.problems == [
-        f"{bad}: line 3: NPN: x12 is not an NPN (digits, no leading zero, at most 2147483647)"]
+        f"{bad}: line 3: NPN: x12 is not an NPN (digits, no leading zero, at most 2147483647)"
+    ]
     no_column = tmp_path / "none.csv"
     no_column.write_text("Name\nA\n")
     with pytest.raises(RosterError, match="line 1: no NPN column"):
@@ -242,12 +282,18 @@ def test_roster_file_problems_name_their_line(tmp_path: Path) -> None:
 
 def test_every_profile_exported_to_a_folder(tmp_path: Path) -> None:
     def export(name: str, kind: str, key: str, npn: str | None) -> None:
-        identity = {"agent": ("AgentPersonalInfoDataSet", {"ProfileKey": key, "Ssn": "000111234"}),
-                    "agency": ("FirmFirmDataSet", {"ProfileKey": key, "Tin": "000000001"})}[kind]
+        identity = {
+            "agent": ("AgentPersonalInfoDataSet", {"ProfileKey": key, "Ssn": "000111234"}),
+            "agency": ("FirmFirmDataSet", {"ProfileKey": key, "Tin": "000000001"}),
+        }[kind]
         demographic = {"agent": "NiprNumber", "agency": "Nipr"}[kind]
-        sets = [{"dataSetType": identity[0], "records": [identity[1]]},
-                {"dataSetType": f"{'Agent' if kind == 'agent' else 'Firm'}DemographicDataSet",
-                 "records": [{demographic: npn} if npn else {"LastName": "X"}]}]
+        sets = [
+            {"dataSetType": identity[0], "records": [identity[1]]},
+            {
+                "dataSetType": f"{'Agent' if kind == 'agent' else 'Firm'}DemographicDataSet",
+                "records": [{demographic: npn} if npn else {"LastName": "X"}],
+            },
+        ]
         (tmp_path / name).write_text(json.dumps({"dataSets": sets}))
 
     export("a.json", "agent", "PK-1", "19000001")
@@ -261,4 +307,5 @@ def test_every_profile_exported_to_a_folder(tmp_path: Path) -> None:
         read_file(tmp_path)
     assert err.value.problems == [
         f"{tmp_path / 'c.json'}: no NPN in the export (its Demographic data set names none)",
-        f"{tmp_path / 'd.json'}: not an export document (a JSON object with dataSets)"]
+        f"{tmp_path / 'd.json'}: not an export document (a JSON object with dataSets)",
+    ]

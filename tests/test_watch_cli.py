@@ -69,8 +69,7 @@ def test_the_demo_roster_shows_every_kind_of_finding_as_the_clock_moves_on(sandb
     assert any("is now inactive" in f["text"] for f in changed)
 
 
-def test_nothing_needing_attention_exits_0_and_writes_a_private_report(sandbox, capsys,
-                                                                      tmp_path):
+def test_nothing_needing_attention_exits_0_and_writes_a_private_report(sandbox, capsys, tmp_path):
     embedded(sandbox)
     assert run(capsys, "add", "19000002")[0] == 0  # the demo firm: all in order
     report = tmp_path / "out" / "findings.csv"
@@ -79,8 +78,15 @@ def test_nothing_needing_attention_exits_0_and_writes_a_private_report(sandbox, 
     assert code == 0, err
     assert answer["findings"] == [] and "1 of 1 producers read" in err
     assert stat.S_IMODE(report.stat().st_mode) == 0o600
-    assert next(csv.reader(report.open())) == ["kind", "severity", "npn", "name", "state",
-                                               "license", "text"]
+    assert next(csv.reader(report.open())) == [
+        "kind",
+        "severity",
+        "npn",
+        "name",
+        "state",
+        "license",
+        "text",
+    ]
     code, _, err = check(capsys, "--today", TODAY, "--report", str(report))
     assert code == 2 and "give --force" in err
 
@@ -92,13 +98,16 @@ def test_days_narrow_what_expires(sandbox, capsys):
     assert code == 0 and answer["findings"] == []
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("add", "12ab"), "NPN 12ab: 12ab is not an NPN"),
-    (("add",), "give NPNs, --file FILE or --demo"),
-    (("add", "--file", "missing.csv"), "missing.csv: No such file"),
-    (("check",), "the roster of sandbox is empty"),
-    (("check", "--days", "-1"), "--days must be between 0 and 3650"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("add", "12ab"), "NPN 12ab: 12ab is not an NPN"),
+        (("add",), "give NPNs, --file FILE or --demo"),
+        (("add", "--file", "missing.csv"), "missing.csv: No such file"),
+        (("check",), "the roster of sandbox is empty"),
+        (("check", "--days", "-1"), "--days must be between 0 and 3650"),
+    ],
+)
 def test_bad_input_exits_2_naming_it(sandbox, capsys, args, message):
     embedded(sandbox)
     code, _, err = run(capsys, *args)
@@ -131,8 +140,9 @@ def test_list_shows_the_roster_with_what_a_check_learnt(sandbox, capsys, tmp_pat
 
 def test_today_is_a_setting_of_the_embedded_sandbox_only(config_file, capsys):
     config_file.parent.mkdir(parents=True, exist_ok=True)
-    config_file.write_text('active = "p"\n[environments.p]\nbase_url = "http://127.0.0.1:9"\n'
-                           "today = 2026-12-01\n")
+    config_file.write_text(
+        'active = "p"\n[environments.p]\nbase_url = "http://127.0.0.1:9"\ntoday = 2026-12-01\n'
+    )
     code, _, err = run(capsys, "list")
     assert code == 2 and "today is a setting of the embedded sandbox" in err
 
@@ -149,16 +159,24 @@ def test_a_profile_that_disagrees_with_the_registry_is_a_finding(sandbox, capsys
     async def import_profiles() -> None:
         connection = await connect(load_config().environments["sandbox"])
         try:
-            demographic = DEMO_AGENT["Demographic"] | {"LastName": "Sampel",
-                                                       "ResidentState": "NV"}
+            demographic = DEMO_AGENT["Demographic"] | {"LastName": "Sampel", "ResidentState": "NV"}
             await connection.client.import_agent(DEMO_AGENT | {"Demographic": demographic})
             no_npn = {k: v for k, v in DEMO_AGENT["Demographic"].items() if k != "NiprNumber"}
             await connection.client.import_agent(
-                DEMO_AGENT | {"ProfileKey": "AQS-NONPN", "Demographic": no_npn})
-            await connection.client.import_agency({
-                "ProfileKey": "SRP-1", "Tin": "000000001",
-                "Demographic": {"FirmName": "Sample Risk Partners LLC", "Status": 7040,
-                                "Nipr": "19000002", "DomicileState": "TX"}})
+                DEMO_AGENT | {"ProfileKey": "AQS-NONPN", "Demographic": no_npn}
+            )
+            await connection.client.import_agency(
+                {
+                    "ProfileKey": "SRP-1",
+                    "Tin": "000000001",
+                    "Demographic": {
+                        "FirmName": "Sample Risk Partners LLC",
+                        "Status": 7040,
+                        "Nipr": "19000002",
+                        "DomicileState": "TX",
+                    },
+                }
+            )
         finally:
             await connection.aclose()
 
@@ -169,7 +187,8 @@ def test_a_profile_that_disagrees_with_the_registry_is_a_finding(sandbox, capsys
     assert code == 1
     assert [f["text"] for f in answer["findings"]] == [
         f"Profile {key}: last name is Sampel, the registry says Sample.",
-        f"Profile {key}: resident state is NV, the registry says CA."]
+        f"Profile {key}: resident state is NV, the registry says CA.",
+    ]
     assert run(capsys, "add", "19000001", "--profile-key", "AQS-NONPN")[0] == 0
     code, answer, _ = check(capsys, "--today", TODAY, "--days", "30")
     assert [f["text"] for f in answer["findings"]] == ["Profile AQS-NONPN: has no NPN."]
@@ -177,4 +196,5 @@ def test_a_profile_that_disagrees_with_the_registry_is_a_finding(sandbox, capsys
     code, answer, _ = check(capsys, "--today", TODAY, "--days", "30")
     assert [f["text"] for f in answer["findings"]] == [
         "Profile AQS-NONPN: has no NPN.",
-        "Profile SRP-1: resident state is TX, the registry says CA."]
+        "Profile SRP-1: resident state is TX, the registry says CA.",
+    ]

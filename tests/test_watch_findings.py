@@ -12,23 +12,43 @@ TODAY = date(2026, 3, 1)
 
 
 def record(*licenses: dict[str, Any], npn: int = 1234567, **bio: str) -> FullInfo:
-    return FullInfo.model_validate({
-        "Producer": {"Npn": npn, "EntityType": "INDIVIDUAL"},
-        "Biographic": {"FirstName": "Rowan", "LastName": "Tally", "Ssn": "000111234",
-                       "DateOfBirth": "01/02/1980", **bio},
-        "LicenseData": {"Licenses": list(licenses)},
-    })
+    return FullInfo.model_validate(
+        {
+            "Producer": {"Npn": npn, "EntityType": "INDIVIDUAL"},
+            "Biographic": {
+                "FirstName": "Rowan",
+                "LastName": "Tally",
+                "Ssn": "000111234",
+                "DateOfBirth": "01/02/1980",
+                **bio,
+            },
+            "LicenseData": {"Licenses": list(licenses)},
+        }
+    )
 
 
-def lic(state: str = "CA", *, res: str = "R", active: bool = True, expires: str = "12/31/2027",
-        lines: dict[str, str] | None = None, appointments: list[dict] | None = None,
-        actions: list[dict] | None = None) -> dict[str, Any]:
+def lic(
+    state: str = "CA",
+    *,
+    res: str = "R",
+    active: bool = True,
+    expires: str = "12/31/2027",
+    lines: dict[str, str] | None = None,
+    appointments: list[dict] | None = None,
+    actions: list[dict] | None = None,
+) -> dict[str, Any]:
     return {
-        "State": state, "LicenseNumber": f"{state}-1", "Residency": res, "Active": active,
+        "State": state,
+        "LicenseNumber": f"{state}-1",
+        "Residency": res,
+        "Active": active,
         "ExpirationDate": expires,
-        "LinesOfAuthority": [{"Code": c, "Name": n, "Status": s} for c, (n, s) in
-                             (lines or {"10": ("Life", "Active")}).items()],
-        "Appointments": appointments or [], "RegulatoryActions": actions or [],
+        "LinesOfAuthority": [
+            {"Code": c, "Name": n, "Status": s}
+            for c, (n, s) in (lines or {"10": ("Life", "Active")}).items()
+        ],
+        "Appointments": appointments or [],
+        "RegulatoryActions": actions or [],
     }
 
 
@@ -60,31 +80,44 @@ def test_an_expired_license_is_found() -> None:
 
 
 def test_an_inactive_resident_license_is_found_with_its_active_appointments() -> None:
-    info = record(lic("CA", active=False, appointments=[appt(), appt("Life", "Terminated")]),
-                  lic("TX", res="NR", active=False))
+    info = record(
+        lic("CA", active=False, appointments=[appt(), appt("Life", "Terminated")]),
+        lic("TX", res="NR", active=False),
+    )
     found = f.resident_inactive(info, TODAY)
     assert kinds(found) == [f.RESIDENT_INACTIVE]
-    assert found[0].text == "The resident license in CA is inactive; 1 appointment there still active."
+    assert (
+        found[0].text == "The resident license in CA is inactive; 1 appointment there still active."
+    )
     assert f.resident_inactive(record(lic("CA")), TODAY) == []
 
 
 def test_an_active_appointment_without_an_active_line_is_found() -> None:
     info = record(
-        lic("CA", lines={"10": ("Life", "Active"), "12": ("Property", "Cancelled")},
-            appointments=[appt("Life"), appt("Property"), appt("Property", "Terminated")]),
+        lic(
+            "CA",
+            lines={"10": ("Life", "Active"), "12": ("Property", "Cancelled")},
+            appointments=[appt("Life"), appt("Property"), appt("Property", "Terminated")],
+        ),
         lic("OR", res="NR", active=False, appointments=[appt("Life")]),
     )
     found = f.unlicensed_appointments(info, TODAY)
     assert [(x.kind, x.state, x.tab) for x in found] == [
         (f.UNLICENSED_APPOINTMENT, "CA", "appointments"),
-        (f.UNLICENSED_APPOINTMENT, "OR", "appointments")]
+        (f.UNLICENSED_APPOINTMENT, "OR", "appointments"),
+    ]
     assert "no active Property authority" in found[0].text
     assert "the license is not active" in found[1].text
 
 
 def test_a_regulatory_action_is_new_until_a_check_has_seen_it() -> None:
-    action = {"Origin": "CA Department of Insurance", "Reason": "Misrepresentation",
-              "Disposition": "Fined", "DateOfAction": "02/01/2026", "ReferenceNumber": "CA-1"}
+    action = {
+        "Origin": "CA Department of Insurance",
+        "Reason": "Misrepresentation",
+        "Disposition": "Fined",
+        "DateOfAction": "02/01/2026",
+        "ReferenceNumber": "CA-1",
+    }
     info = record(lic("CA", actions=[action]))
     found = f.new_regulatory_actions(info, previous=None)
     assert kinds(found) == [f.REGULATORY_ACTION] and found[0].tab == "actions"
@@ -96,31 +129,41 @@ def test_a_regulatory_action_is_new_until_a_check_has_seen_it() -> None:
 
 def test_registry_and_profile_disagree_on_name_state_and_npn() -> None:
     info = record(lic("CA"), npn=1234567)
-    same = {"NiprNumber": "1234567", "FirstName": "rowan", "LastName": "Tally",
-            "ResidentState": "CA"}
+    same = {
+        "NiprNumber": "1234567",
+        "FirstName": "rowan",
+        "LastName": "Tally",
+        "ResidentState": "CA",
+    }
     assert f.profile_mismatches(info, "agent", "PK-1", same) == []
-    found = f.profile_mismatches(info, "agent", "PK-1", same | {"LastName": "Tallie",
-                                                               "ResidentState": "NV"})
+    found = f.profile_mismatches(
+        info, "agent", "PK-1", same | {"LastName": "Tallie", "ResidentState": "NV"}
+    )
     assert [x.text for x in found] == [
         "Profile PK-1: last name is Tallie, the registry says Tally.",
-        "Profile PK-1: resident state is NV, the registry says CA."]
-    assert [x.text for x in f.profile_mismatches(info, "agent", "PK-1", same | {"NiprNumber": ""})
-            ] == ["Profile PK-1: has no NPN."]
+        "Profile PK-1: resident state is NV, the registry says CA.",
+    ]
+    assert [
+        x.text for x in f.profile_mismatches(info, "agent", "PK-1", same | {"NiprNumber": ""})
+    ] == ["Profile PK-1: has no NPN."]
     assert "no such profile" in f.profile_mismatches(info, "agent", "PK-9", None)[0].text
     assert f.not_in_registry(19000009).kind == f.MISMATCH
 
 
 def test_changes_since_the_last_check_are_found() -> None:
     before = record(lic("CA", appointments=[appt()]), lic("TX", res="NR"))
-    after = record(lic("CA", expires="12/31/2029", appointments=[appt("Life", "Terminated")]),
-                   lic("NV", res="NR"))
+    after = record(
+        lic("CA", expires="12/31/2029", appointments=[appt("Life", "Terminated")]),
+        lic("NV", res="NR"),
+    )
     found = f.changes(after, f.snapshot(before))
     assert all(x.kind == f.CHANGED for x in found)
     assert [x.text for x in found] == [
         "The license in CA now expires 12/31/2029 (was 12/31/2027).",
         "Appointment Ashgrove Life (Life) in CA: Active -> Terminated.",
         "New license in NV.",
-        "The license in TX is no longer listed."]
+        "The license in TX is no longer listed.",
+    ]
     assert f.changes(after, None) == []
     assert f.changes(after, f.snapshot(after)) == []
 
@@ -131,10 +174,17 @@ def test_a_snapshot_holds_no_personal_data() -> None:
 
 
 def test_record_findings_gathers_every_kind() -> None:
-    info = record(lic("CA", active=False, expires="01/01/2026", appointments=[appt()]),
-                  lic("TX", res="NR", expires="03/10/2026",
-                      actions=[{"Reason": "Fraud", "DateOfAction": "01/01/2026"}]))
-    previous = f.snapshot(record(lic("CA", expires="01/01/2026"), lic("TX", res="NR",
-                                                                     expires="03/10/2026")))
+    info = record(
+        lic("CA", active=False, expires="01/01/2026", appointments=[appt()]),
+        lic(
+            "TX",
+            res="NR",
+            expires="03/10/2026",
+            actions=[{"Reason": "Fraud", "DateOfAction": "01/01/2026"}],
+        ),
+    )
+    previous = f.snapshot(
+        record(lic("CA", expires="01/01/2026"), lic("TX", res="NR", expires="03/10/2026"))
+    )
     found = f.record_findings(info, TODAY, previous=previous, profile_key="PK-1", profile={})
     assert set(kinds(found)) == set(f.KINDS)

@@ -405,4 +405,5 @@ def test_only_the_xml_module_imports_the_xml_parser_and_no_ui_is_imported() -> N
 
 def test_readable_xml_puts_one_element_a_line():
     assert readable_xml(b"<Agent><Name>Ada</Name><Zip>1</Zip></Agent>") == (
-        "<Agent>\n  <Name>Ada</Name>\n  <Zip>1</Zip>\n</Agent>\n")
+        "<Agent>\n  <Name>Ada</Name>\n  <Zip>1</Zip>\n</Agent>\n"
+    )

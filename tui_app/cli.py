@@ -77,12 +77,19 @@ def _parser() -> argparse.ArgumentParser:
         help="time an order spends in each stage of its lifecycle",
     )
     serve.add_argument("--import-rules", help="TOML file of sections required per import")
-    serve.add_argument("--dialect", choices=("native", "minimal"), default="native",
-                       help="shape of the answers: native, or the barest the spec allows")
-    serve.add_argument("--today", type=date.fromisoformat,
-                       help="the sandbox's date (YYYY-MM-DD): a new registry's licenses are "
-                       "dated from it (default: the day it is first seeded); a later date "
-                       "shows an existing registry as it stands then (licenses expire)")
+    serve.add_argument(
+        "--dialect",
+        choices=("native", "minimal"),
+        default="native",
+        help="shape of the answers: native, or the barest the spec allows",
+    )
+    serve.add_argument(
+        "--today",
+        type=date.fromisoformat,
+        help="the sandbox's date (YYYY-MM-DD): a new registry's licenses are "
+        "dated from it (default: the day it is first seeded); a later date "
+        "shows an existing registry as it stands then (licenses expire)",
+    )
 
     add_bulk_parser(sub, _positive)
     add_parsers(sub)  # search, record, order, profile, export (issue 11)
@@ -161,8 +168,10 @@ def _screenshots(args: argparse.Namespace) -> int:
 
     unknown = [name for name in args.scenes if name not in SCENES]
     if unknown:
-        print(f"producer-tui: no scene {', '.join(unknown)}; scenes: {', '.join(SCENES)}",
-              file=sys.stderr)
+        print(
+            f"producer-tui: no scene {', '.join(unknown)}; scenes: {', '.join(SCENES)}",
+            file=sys.stderr,
+        )
         return 2
     for path in asyncio.run(save_screenshots(Path(args.out), args.scenes or None)):
         print(path)
@@ -206,8 +215,10 @@ def _say_running_jobs() -> None:
         return
     if running:
         n = len(running)
-        print(f"{n} bulk job{'s' * (n != 1)} keep{'s' * (n == 1)} running; "
-              "`producer-tui bulk status` shows them.")
+        print(
+            f"{n} bulk job{'s' * (n != 1)} keep{'s' * (n == 1)} running; "
+            "`producer-tui bulk status` shows them."
+        )
 
 
 def _sandbox_serve(args: argparse.Namespace) -> int:
@@ -221,14 +232,18 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         return 2
 
     if args.token is not None:
-        return usage("--token is no longer accepted (a token on the command line shows in "
-                     "ps): put it in an environment variable and pass --token-env NAME")
+        return usage(
+            "--token is no longer accepted (a token on the command line shows in "
+            "ps): put it in an environment variable and pass --token-env NAME"
+        )
     token = None
     if args.token_env is not None:
         token = os.environ.get(args.token_env)
         if not token or not token.strip():
-            return usage(f"--token-env: the environment variable {args.token_env} is not set "
-                         "or is empty; an empty token would let anyone in")
+            return usage(
+                f"--token-env: the environment variable {args.token_env} is not set "
+                "or is empty; an empty token would let anyone in"
+            )
     return serve(
         host=args.host,
         port=args.port,
@@ -239,7 +254,8 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         max_bulk_records=args.max_bulk_records,
         fail_rate=args.fail_rate,
         latency_ms=args.latency_ms,
-        step_seconds=args.step_seconds, today=args.today,
+        step_seconds=args.step_seconds,
+        today=args.today,
         import_rules=Path(args.import_rules) if args.import_rules else None,
         dialect=args.dialect,
     )

@@ -20,12 +20,19 @@ def order_from_record(info: FullInfo, filing: str) -> dict[str, Any]:
     data: dict[str, Any] = {"niprNoReq": str(info.Producer.Npn)}
     if bio is not None:
         if firm:
-            data |= {"firmName": bio.FirmName, "taxId": bio.Fein,
-                     "residentStateText": bio.DomicileState}
+            data |= {
+                "firmName": bio.FirmName,
+                "taxId": bio.Fein,
+                "residentStateText": bio.DomicileState,
+            }
         else:
-            data |= {"firstName": bio.FirstName, "lastName": bio.LastName,
-                     "middleName": bio.MiddleName, "taxId": bio.Ssn,
-                     "dateOfBirth": bio.DateOfBirth}
+            data |= {
+                "firstName": bio.FirstName,
+                "lastName": bio.LastName,
+                "middleName": bio.MiddleName,
+                "taxId": bio.Ssn,
+                "dateOfBirth": bio.DateOfBirth,
+            }
     if state and not firm:
         data["residentStateYN"] = "Y" if state == resident else "N"
     return {"tlq": _present(tlq), "data": _present(data)}

@@ -72,9 +72,19 @@ class OrderBook:
                  applicant = excluded.applicant, status = excluded.status,
                  status_date = excluded.status_date, total_fee = excluded.total_fee,
                  checked_at = excluded.checked_at""",
-            (env, details.clientOrderNum, item.get("juris", ""), item.get("pType", ""),
-             item.get("fType", ""), applicant, details.status, details.statusDate,
-             details.totalFee, now, now),
+            (
+                env,
+                details.clientOrderNum,
+                item.get("juris", ""),
+                item.get("pType", ""),
+                item.get("fType", ""),
+                applicant,
+                details.status,
+                details.statusDate,
+                details.totalFee,
+                now,
+                now,
+            ),
         )
 
     def update(self, env: str, response: OrderResponse) -> None:
@@ -83,22 +93,31 @@ class OrderBook:
         self._conn.execute(
             "UPDATE tracked_orders SET status = ?, status_date = ?, total_fee = ?, "
             "checked_at = ? WHERE env = ? AND client_order_num = ?",
-            (details.status, details.statusDate, details.totalFee, _now(), env,
-             details.clientOrderNum),
+            (
+                details.status,
+                details.statusDate,
+                details.totalFee,
+                _now(),
+                env,
+                details.clientOrderNum,
+            ),
         )
 
     def orders(self, env: str) -> list[TrackedOrder]:
         rows = self._conn.execute(
-            "SELECT * FROM tracked_orders WHERE env = ? ORDER BY filed_at DESC, "
-            "client_order_num", (env,)
+            "SELECT * FROM tracked_orders WHERE env = ? ORDER BY filed_at DESC, client_order_num",
+            (env,),
         ).fetchall()
         return [TrackedOrder(**dict(row)) for row in rows]
 
     def knows(self, env: str, client_order_num: str) -> bool:
-        return self._conn.execute(
-            "SELECT 1 FROM tracked_orders WHERE env = ? AND client_order_num = ?",
-            (env, client_order_num),
-        ).fetchone() is not None
+        return (
+            self._conn.execute(
+                "SELECT 1 FROM tracked_orders WHERE env = ? AND client_order_num = ?",
+                (env, client_order_num),
+            ).fetchone()
+            is not None
+        )
 
     def close(self) -> None:
         self._conn.close()

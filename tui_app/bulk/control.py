@@ -85,9 +85,7 @@ class JobControl:
 
     def lines_now(self, job_id: str, **kwargs: Any) -> list[LineOutcome]:
         """:meth:`lines` for a caller already in a worker thread (a paged table's source)."""
-        return self._thread.submit(
-            lambda: list(self._open().lines(job_id, **kwargs))
-        ).result()
+        return self._thread.submit(lambda: list(self._open().lines(job_id, **kwargs))).result()
 
     def count_now(self, job_id: str, **kwargs: Any) -> int:
         return self._thread.submit(lambda: self._open().count_lines(job_id, **kwargs)).result()

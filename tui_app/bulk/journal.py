@@ -86,6 +86,7 @@ ACCEPTED = "ACCEPTED"  # the service answered with a bulkRequestId
 BATCH_DONE = "DONE"  # results recorded
 REJECTED = "REJECTED"  # the service refused the request as a whole
 
+
 def _in(states: Sequence[str]) -> str:
     return "(" + ", ".join(f"'{state}'" for state in states) + ")"
 
@@ -398,9 +399,7 @@ class Journal:
         try:
             private_folder(self.path.parent, ours=path is None)
             touch_private(self.path)
-            self._conn = sqlite3.connect(
-                self.path, check_same_thread=False, isolation_level=None
-            )
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise self._unusable(exc) from None
         self._conn.row_factory = sqlite3.Row
@@ -502,9 +501,7 @@ class Journal:
         if env is None:
             rows = self._query("SELECT * FROM jobs ORDER BY created_at DESC")
         else:
-            rows = self._query(
-                "SELECT * FROM jobs WHERE env = ? ORDER BY created_at DESC", (env,)
-            )
+            rows = self._query("SELECT * FROM jobs WHERE env = ? ORDER BY created_at DESC", (env,))
         return [self._job(r) for r in rows]
 
     def _job(self, row: sqlite3.Row) -> Job:
@@ -835,7 +832,9 @@ class Journal:
                   u.state, batch_id, u.line) for u in updates
                  if not (u.state == COMPLETED and not u.errors)],
             )  # fmt: skip
-            released = [followed[u.line] for u in updates if u.state in FINAL and u.line in followed]
+            released = [
+                followed[u.line] for u in updates if u.state in FINAL and u.line in followed
+            ]
             if released:
                 job_id = conn.execute("SELECT job_id FROM batches WHERE id = ?", (batch_id,))
                 self._release(conn, job_id.fetchone()[0], released)
@@ -918,9 +917,7 @@ class Journal:
         return rows[0][0]
 
     @staticmethod
-    def _line_filter(
-        states: Iterable[str] | None, retryable: bool | None
-    ) -> tuple[str, str, list]:
+    def _line_filter(states: Iterable[str] | None, retryable: bool | None) -> tuple[str, str, list]:
         """The table (with the index to read it by) and the conditions of a line filter.
         One outcome, or the lines to fix, are read through their partial indexes (their
         conditions spelt as the indexes' are, or SQLite would not use them)."""
@@ -1025,4 +1022,3 @@ def _within(rows: list[sqlite3.Row], max_bytes: int) -> list[sqlite3.Row]:
 
 def _superseded_text(line: int) -> str:
     return f"superseded by line {line} of the same profile, which carries newer data"
-

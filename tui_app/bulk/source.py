@@ -242,8 +242,12 @@ def identity(record: Record) -> int:
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
 
 
-SEND_AS = {0: "rebuilt", 1: "as written", 2: "as written, in an agent envelope",
-           3: "as written, in an agency envelope"}
+SEND_AS = {
+    0: "rebuilt",
+    1: "as written",
+    2: "as written, in an agent envelope",
+    3: "as written, in an agency envelope",
+}
 """How a valid line is sent. A line whose every key is in the bulk spelling (as the
 interface asks) is sent byte for byte as written, wrapped in an envelope if it is a bare
 record: it was validated when read, and its CRC proves it unchanged. Any other line (the

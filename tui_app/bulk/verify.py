@@ -66,7 +66,9 @@ async def verify_job(
                 on_progress(done)
 
 
-def _page(journal: Journal, job_id: str, source: SourceFile) -> list[tuple[int, bool, Record | None]]:
+def _page(
+    journal: Journal, job_id: str, source: SourceFile
+) -> list[tuple[int, bool, Record | None]]:
     """The next UNKNOWN lines: number, whether a later line follows, the record sent."""
     found = []
     for entry in journal.lines(job_id, states=[UNKNOWN], limit=PAGE):

@@ -79,8 +79,12 @@ async def connect(
     app = wrap(create_app(sandbox, manage=False), env.dialect)
     transport = httpx.ASGITransport(app=app)
     client = RegistryClient(
-        urls, format=env.format, transport=transport, timeout=env.timeout,
-        on_request=on_request, date_format=env.date_format,
+        urls,
+        format=env.format,
+        transport=transport,
+        timeout=env.timeout,
+        on_request=on_request,
+        date_format=env.date_format,
     )
     return Connection(client, sandbox)
 
@@ -90,7 +94,10 @@ def start_embedded_sandbox(seed: int, today: date | None = None, **settings) -> 
     ``settings`` are further :class:`SandboxSettings` (e.g. a faster order lifecycle)."""
     from tui_app.sandbox.app import Sandbox, SandboxSettings
 
-    sandbox = Sandbox(SandboxSettings(
-        db_path=data_dir() / f"sandbox-{seed}.db", seed=seed, today=today, **settings))
+    sandbox = Sandbox(
+        SandboxSettings(
+            db_path=data_dir() / f"sandbox-{seed}.db", seed=seed, today=today, **settings
+        )
+    )
     sandbox.start(bulk_worker=False)
     return sandbox

@@ -143,9 +143,7 @@ class RegistryClient:
             headers={"User-Agent": f"producer-tui/{__version__}"},
         )
 
-    def on_response(
-        self, hook: Callable[[httpx.Response], Awaitable[None]]
-    ) -> Callable[[], None]:
+    def on_response(self, hook: Callable[[httpx.Response], Awaitable[None]]) -> Callable[[], None]:
         """Have ``hook`` called with every answer as it was received, before it is read
         into a model (the shell's ``--format json`` prints the service's own words).
         Returns a function that removes the hook again (a watch check's, when it ends)."""
@@ -335,26 +333,36 @@ class RegistryClient:
             attempt += 1
             try:
                 response = await self._send(
-                    method, url, headers, params, content, attempt, begun, deadline)
+                    method, url, headers, params, content, attempt, begun, deadline
+                )
             except _Retryable as failure:
                 wait = self._retry.backoff(attempt)
-                if ((safe or failure.unsent) and attempt < self._retry.attempts
-                        and wait < deadline - time.monotonic()):
+                if (
+                    (safe or failure.unsent)
+                    and attempt < self._retry.attempts
+                    and wait < deadline - time.monotonic()
+                ):
                     await self._sleep(wait)
                     continue
                 raise failure.error from None
             if _should_retry(response.status_code, safe) and attempt < self._retry.attempts:
-                wait = retry_after(response)
-                if wait is None:
-                    wait = self._retry.backoff(attempt)
+                asked = retry_after(response)
+                wait = self._retry.backoff(attempt) if asked is None else asked
                 if wait <= self._retry.max_retry_after and wait < deadline - time.monotonic():
                     await self._sleep(wait)
                     continue
             return _decode(response, model)
 
     async def _send(
-        self, method, url, headers, params, content, attempt,
-        begun: float | None = None, deadline: float | None = None,
+        self,
+        method,
+        url,
+        headers,
+        params,
+        content,
+        attempt,
+        begun: float | None = None,
+        deadline: float | None = None,
     ) -> httpx.Response:
         start = time.perf_counter()
         begun = time.monotonic() if begun is None else begun

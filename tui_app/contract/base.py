@@ -180,6 +180,7 @@ IsoDateTime = Annotated[str, BeforeValidator(_check_iso_datetime), ISO_HABIT]
 """A date-time kept as the text it arrived as, so that round trips lose nothing: ISO 8601
 in bulk records (the spec's date-time), any text in XML documents (with a warning)."""
 
+
 def _refuse_bool(value: Any) -> Any:
     # JSON true would otherwise pass as 1 through pydantic's lax int.
     if isinstance(value, bool):
@@ -208,7 +209,9 @@ class ContractModel(BaseModel):
     is reported instead of silently dropped."""
 
     model_config = ConfigDict(
-        extra="forbid", populate_by_name=True, validate_default=False,
+        extra="forbid",
+        populate_by_name=True,
+        validate_default=False,
         use_attribute_docstrings=True,
     )
 
@@ -385,9 +388,11 @@ def warnings(
             for habit in meta:
                 if isinstance(habit, Habit) and not habit.ok(each):
                     found.append((where, habit.message))
-            if isinstance(each, str) and any(
-                isinstance(m, Bounds) and m.min_len for m in meta
-            ) and not _not_blank(each):
+            if (
+                isinstance(each, str)
+                and any(isinstance(m, Bounds) and m.min_len for m in meta)
+                and not _not_blank(each)
+            ):
                 found.append((where, BLANK.message))
             if isinstance(each, str) and (bad := XML_UNSAFE.search(each)):
                 found.append((where, f"holds a character XML cannot carry ({bad.group()!r}); "

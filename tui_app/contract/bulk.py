@@ -85,7 +85,9 @@ class BulkItem(ContractModel):
     def wrap(cls, record: AgentRecord | AgencyRecord, client_ref_id: str | None = None) -> BulkItem:
         """Put a bare record in an envelope, with a new GUID unless one is given."""
         ref = client_ref_id or str(uuid.uuid4())
-        data = BulkData(agent=record) if isinstance(record, AgentRecord) else BulkData(agency=record)
+        data = (
+            BulkData(agent=record) if isinstance(record, AgentRecord) else BulkData(agency=record)
+        )
         return cls(clientRefId=ref, data=data)
 
     def to_line(self) -> dict[str, Any]:
@@ -180,8 +182,7 @@ class BulkStatus(ResponseModel):
         found = []
         if d.success + d.failures != d.totalItems:
             found.append(
-                f"totalItems is {d.totalItems} but success + failures is "
-                f"{d.success + d.failures}"
+                f"totalItems is {d.totalItems} but success + failures is {d.success + d.failures}"
             )
         if len(d.requestItems) != d.totalItems:
             found.append(f"{len(d.requestItems)} records are listed for {d.totalItems} items")

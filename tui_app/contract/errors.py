@@ -57,7 +57,9 @@ def _plain(err: dict[str, Any]) -> str:
         got = len(err["input"]) if isinstance(err.get("input"), str) else 0
         if kind == "string_too_long":
             return f"must be at most {ctx['max_length']} characters, not {got}"
-        return f"must be at least {ctx['min_length']} characters, not {got}" if got else "is required"
+        return (
+            f"must be at least {ctx['min_length']} characters, not {got}" if got else "is required"
+        )
     return err["msg"]
 
 
@@ -108,5 +110,7 @@ def parse_validations(text: str | None) -> list[FieldError]:
     errors = []
     for line in filter(None, (raw.strip() for raw in (text or "").splitlines())):
         path, sep, message = line.partition(": ")
-        errors.append(FieldError(path, message) if sep and " " not in path else FieldError("", line))
+        errors.append(
+            FieldError(path, message) if sep and " " not in path else FieldError("", line)
+        )
     return errors

@@ -40,8 +40,10 @@ class _ExportRequest(ContractModel):
     def type_name(cls, name: str) -> str:
         """The response type of a data set name: ``Address`` -> ``AgentAddressDataSet``
         (a full type name is returned as it is)."""
-        return name if cls.canonical(name) and name.endswith("DataSet") else (
-            f"{cls.type_prefix}{name}DataSet"
+        return (
+            name
+            if cls.canonical(name) and name.endswith("DataSet")
+            else (f"{cls.type_prefix}{name}DataSet")
         )
 
     @classmethod
@@ -65,8 +67,11 @@ class _ExportRequest(ContractModel):
         names = data.get("dataSets")
         if isinstance(names, list):
             found += [
-                (f"dataSets[{i}]", f"{n!r} is not a data set the interface lists; "
-                 "it is sent as typed and the service decides")
+                (
+                    f"dataSets[{i}]",
+                    f"{n!r} is not a data set the interface lists; "
+                    "it is sent as typed and the service decides",
+                )
                 for i, n in enumerate(names)
                 if isinstance(n, str) and cls.canonical(n) is None
             ]

@@ -322,9 +322,15 @@ class AgentRecord(_Profile):
     @classmethod
     def habit_warnings(cls, data, context=None) -> list[tuple[str, str]]:
         if data.get("PrimaryAddress") is not None or data.get("primaryAddress") is not None:
-            return [("PrimaryAddress", "is not listed by the agent schema (only the spec's "
-                     "sample record carries it); the service may ignore it")]
+            return [
+                (
+                    "PrimaryAddress",
+                    "is not listed by the agent schema (only the spec's "
+                    "sample record carries it); the service may ignore it",
+                )
+            ]
         return []
+
     sections: ClassVar = (
         "BusinessAddress", "MailingAddress", "ResidentAddress", "PrimaryAddress", "Contact",
         "CurrentEmployment", "Demographic", "Hierarchy", "Information",

@@ -216,8 +216,9 @@ def _query(request: Request, model: type[M], names: tuple[str, ...]) -> M:
     """Validate the query parameters ``names`` with ``model``; any other parameter is
     refused too, so that a misspelt one is not silently ignored."""
     params = request.query_params
-    errors = [FieldError(k, "is not a parameter of this operation")
-              for k in params if k not in names]
+    errors = [
+        FieldError(k, "is not a parameter of this operation") for k in params if k not in names
+    ]
     for name in names:
         if len(params.getlist(name)) > 1:
             errors.append(FieldError(name, "is given more than once"))
@@ -257,9 +258,7 @@ class Gate:
         if self._token is None:
             return True
         scheme, _, credentials = (header or b"").strip().partition(b" ")
-        return scheme.lower() == b"bearer" and hmac.compare_digest(
-            credentials.strip(), self._token
-        )
+        return scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self._token)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -270,20 +269,27 @@ class Gate:
             await asyncio.sleep(settings.latency_ms / 1000)
         headers = dict(scope["headers"])
         if not self._authorized(headers.get(b"authorization")):
-            await _error(401, "missing or wrong bearer token",
-                         headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            await _error(
+                401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"}
+            )(scope, receive, send)
             return
         limit = settings.max_body
         length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
             status = 413 if length.isdigit() else 400
-            message = (f"request body larger than {limit} bytes" if status == 413
-                       else "Content-Length is not a number")
+            message = (
+                f"request body larger than {limit} bytes"
+                if status == 413
+                else "Content-Length is not a number"
+            )
             await _error(status, message)(scope, receive, send)
             return
         if self.sandbox.flaky():
-            await _error(503, "the sandbox is injecting a transient failure; retry",
-                         headers={"Retry-After": "0"})(scope, receive, send)
+            await _error(
+                503,
+                "the sandbox is injecting a transient failure; retry",
+                headers={"Retry-After": "0"},
+            )(scope, receive, send)
             return
         seen = 0
         started = False
@@ -350,8 +356,10 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [
-            FieldError(".".join(str(p) for p in e["loc"][1:]) or str(e["loc"][0]),
-                       "is required" if e["type"] == "missing" else e["msg"])
+            FieldError(
+                ".".join(str(p) for p in e["loc"][1:]) or str(e["loc"][0]),
+                "is required" if e["type"] == "missing" else e["msg"],
+            )
             for e in exc.errors()
         ]
         return _error(400, "invalid request", errors)
@@ -453,8 +461,15 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
     async def bulk_submit(request: Request) -> Response:
         item_type = request.path_params["itemType"]
         if item_type != "profile":
-            raise HttpError(400, "invalid path", [FieldError(
-                "itemType", f"must be profile (the only item type), not {item_type!r}")])
+            raise HttpError(
+                400,
+                "invalid path",
+                [
+                    FieldError(
+                        "itemType", f"must be profile (the only item type), not {item_type!r}"
+                    )
+                ],
+            )
         if _media_type(request) not in NDJSON_TYPES:
             raise HttpError(415, "send the records as application/x-ndjson")
         body = await request.body()
@@ -472,8 +487,16 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
     async def bulk_status(request: Request) -> Response:
         job = request.path_params["bulkRequestId"]
         if not bulk.is_request_id(job):
-            raise HttpError(400, "invalid path", [FieldError(
-                "bulkRequestId", "must be a bulkRequestId: a UUID returned by the submission")])
+            raise HttpError(
+                400,
+                "invalid path",
+                [
+                    FieldError(
+                        "bulkRequestId",
+                        "must be a bulkRequestId: a UUID returned by the submission",
+                    )
+                ],
+            )
         sandbox.bulk_worker()  # a request left by an earlier process is finished
         found = await asyncio.to_thread(sandbox.bulk.status_json, job)
         if found is None:

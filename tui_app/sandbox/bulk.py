@@ -76,7 +76,9 @@ _FAST_LINE = re.compile(
     rb'\s*\{\s*"clientRefId"\s*:\s*"([0-9A-Fa-f-]{36})"\s*,\s*"data"\s*:\s*\{.*\}\s*\}\s*',
     re.DOTALL,
 )
-_REQUEST_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_REQUEST_ID = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
 
 
 def is_request_id(text: str) -> bool:

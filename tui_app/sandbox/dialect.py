@@ -30,8 +30,9 @@ DIALECTS = ("native", "minimal")
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
-ASGIApp = Callable[[Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]],
-                   Awaitable[None]]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
+]
 
 _US_DATE = re.compile(r"(\d{2})/(\d{2})/(\d{4})")
 _ISO_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?")
@@ -134,7 +135,7 @@ def _rename_root(body: bytes) -> bytes:
         return body
     old = found.group(1).decode()
     new = XML_ROOTS.get(old, "Response").encode()
-    renamed = body[: found.start(1)] + new + body[found.end(1):]
+    renamed = body[: found.start(1)] + new + body[found.end(1) :]
     head, sep, tail = renamed.rpartition(f"</{old}>".encode())
     return head + b"</" + new + b">" + tail if sep else renamed
 
@@ -163,8 +164,10 @@ def _drop(obj: Any, names: tuple[str, ...]) -> Any:
 
 
 def _search(data: dict[str, Any]) -> dict[str, Any]:
-    for block, items in (("IndividualsSummaryInfo", "Individuals"),
-                         ("NiprFirmsSummaryInfo", "Firms")):
+    for block, items in (
+        ("IndividualsSummaryInfo", "Individuals"),
+        ("NiprFirmsSummaryInfo", "Firms"),
+    ):
         hits = (data.get(block) or {}).get(items) or []
         for hit in hits:
             _drop(hit, _HIT_DROPS)
@@ -182,8 +185,11 @@ def _full_record(data: dict[str, Any]) -> dict[str, Any]:
         _drop(address, _ADDRESS_DROPS)
     for lic in (info.get("LicenseData") or {}).get("Licenses") or []:
         lic["LicenseStatusCode"] = "A" if lic.get("Active") else "I"
-    info["ReportSource"] = {"System": "sandbox-minimal", "Version": "1",
-                            "Notes": ["members no model knows", "ISO dates"]}
+    info["ReportSource"] = {
+        "System": "sandbox-minimal",
+        "Version": "1",
+        "Notes": ["members no model knows", "ISO dates"],
+    }
     data["NiprFullInfo"] = _iso_dates(info)
     return data
 

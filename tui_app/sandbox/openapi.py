@@ -44,10 +44,15 @@ DYNAMIC = {
     "description": f"Free-form object; keys are XML element names, nesting at most "
     f"{INPUT_MAX_DEPTH} levels.",
     "propertyNames": {"pattern": XML_NAME},
-    "additionalProperties": {"anyOf": [
-        {"type": "string", "pattern": XML_TEXT}, {"type": "number"}, {"type": "boolean"},
-        {"type": "null"}, {"$ref": "#/components/schemas/DynamicData"},
-    ]},
+    "additionalProperties": {
+        "anyOf": [
+            {"type": "string", "pattern": XML_TEXT},
+            {"type": "number"},
+            {"type": "boolean"},
+            {"type": "null"},
+            {"$ref": "#/components/schemas/DynamicData"},
+        ]
+    },
 }
 _NUMERIC = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
 
@@ -80,8 +85,7 @@ ERRORS = {
     404: "Not found",
     405: "Method not allowed on this path",
     409: "Conflict with the current state",
-    413: "Request too large: a body over the byte limit, or a bulk request over the "
-    "record limit",
+    413: "Request too large: a body over the byte limit, or a bulk request over the record limit",
     415: "Unsupported content type",
     500: "The sandbox failed on this request (a bug: please report it)",
     503: "Transient failure injected by --fail-rate; retry after Retry-After seconds",
@@ -93,8 +97,10 @@ def _fix(node: Any, request: bool) -> Any:
     ``minimum`` / ``maximum``. In requests, free text gets the XML-text pattern, and
     ``DynamicData`` the free-form object's schema."""
     if isinstance(node, dict):
-        out = {_NUMERIC.get(k, k) if k in _NUMERIC and "type" in node else k: _fix(v, request)
-               for k, v in node.items()}
+        out = {
+            _NUMERIC.get(k, k) if k in _NUMERIC and "type" in node else k: _fix(v, request)
+            for k, v in node.items()
+        }
         if not request:
             return out
         if out.get("type") == "string" and not {"pattern", "enum", "format", "const"} & set(out):
@@ -103,8 +109,9 @@ def _fix(node: Any, request: bool) -> Any:
         if isinstance(props, dict):
             for name in ("DynamicData", "dynamicData"):
                 if name in props:
-                    props[name] = {"anyOf": [{"$ref": "#/components/schemas/DynamicData"},
-                                             {"type": "null"}]}
+                    props[name] = {
+                        "anyOf": [{"$ref": "#/components/schemas/DynamicData"}, {"type": "null"}]
+                    }
         return out
     if isinstance(node, list):
         return [_fix(v, request) for v in node]
@@ -173,17 +180,18 @@ def _body(
 def _param(
     name: str, where: str, schema: dict[str, Any], required: bool, text: str, example: Any = None
 ) -> dict:
-    found = {"name": name, "in": where, "required": required, "schema": schema,
-             "description": text}
+    found = {"name": name, "in": where, "required": required, "schema": schema, "description": text}
     if example is not None:
         found["example"] = example
     return found
 
 
-ORDER_LINKS = {"status": {
-    "operationId": "get_producertransaction_v1_order_status",
-    "parameters": {"order_num": "$request.body#/tlq/clientOrderNum"},
-}}
+ORDER_LINKS = {
+    "status": {
+        "operationId": "get_producertransaction_v1_order_status",
+        "parameters": {"order_num": "$request.body#/tlq/clientOrderNum"},
+    }
+}
 NPN = {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1}
 COST_CENTER = {"type": "string", "maxLength": 50}
 ACCEPT_NOTE = " The answer is JSON, or XML when the request says `Accept: application/xml`."
@@ -191,6 +199,7 @@ ACCEPT_NOTE = " The answer is JSON, or XML when the request says `Accept: applic
 
 def operations(settings: SandboxSettings) -> dict[tuple[str, str], dict[str, Any]]:
     """Parameters, request body and responses of every operation, by (method, path)."""
+
     def lookup(npn: int) -> list[dict[str, Any]]:
         return [
             _param("Npn", "query", NPN, True, "national producer number (int32)", npn),
@@ -215,66 +224,95 @@ def operations(settings: SandboxSettings) -> dict[tuple[str, str], dict[str, Any
         ("post", "/producerpdbsearch/v1/agent/search"): {
             "summary": "Search individual producers",
             "description": "SearchType selects the fields evaluated." + ACCEPT_NOTE,
-            "requestBody": _body(AgentSearch, "AgentSearch", {"SearchType": "NAME", "FirstName": "Avery", "LastName": "Sample"}),
-            "responses": {"200": _ok(AgentSearchResponse, "Matching individuals"),
-                          **_error_responses(400, 413, 415)},
+            "requestBody": _body(
+                AgentSearch,
+                "AgentSearch",
+                {"SearchType": "NAME", "FirstName": "Avery", "LastName": "Sample"},
+            ),
+            "responses": {
+                "200": _ok(AgentSearchResponse, "Matching individuals"),
+                **_error_responses(400, 413, 415),
+            },
         },
         ("post", "/producerpdbsearch/v1/agency/search"): {
             "summary": "Search firms",
             "description": "SearchType selects the fields evaluated; SSN and NPN are "
             "answered 400 (read a firm by NPN with GET /agency)." + ACCEPT_NOTE,
-            "requestBody": _body(AgencySearch, "AgencySearch", {"SearchType": "NAME", "FirmName": "Sample Risk", "FirmFein": "000000001"}),
-            "responses": {"200": _ok(AgencySearchResponse, "Matching firms"),
-                          **_error_responses(400, 413, 415)},
+            "requestBody": _body(
+                AgencySearch,
+                "AgencySearch",
+                {"SearchType": "NAME", "FirmName": "Sample Risk", "FirmFein": "000000001"},
+            ),
+            "responses": {
+                "200": _ok(AgencySearchResponse, "Matching firms"),
+                **_error_responses(400, 413, 415),
+            },
         },
         ("get", "/producerpdbsearch/v1/agent"): {
             "summary": "Full record of an individual by NPN",
             "description": ACCEPT_NOTE.strip(),
             "parameters": lookup(19000001),
-            "responses": {"200": _ok(FullRecordResponse, "The full record"),
-                          **_error_responses(400, 404)},
+            "responses": {
+                "200": _ok(FullRecordResponse, "The full record"),
+                **_error_responses(400, 404),
+            },
         },
         ("get", "/producerpdbsearch/v1/agency"): {
             "summary": "Full record of a firm by NPN",
             "description": ACCEPT_NOTE.strip(),
             "parameters": lookup(19000002),
-            "responses": {"200": _ok(FullRecordResponse, "The full record"),
-                          **_error_responses(400, 404)},
+            "responses": {
+                "200": _ok(FullRecordResponse, "The full record"),
+                **_error_responses(400, 404),
+            },
         },
         ("post", "/producertransaction/v1/order"): {
             "summary": "File an appointment or termination order",
             "description": "A new clientOrderNum creates the order (201); an existing one "
             "updates it (200) unless it is final (409)." + ACCEPT_NOTE,
             "requestBody": _body(Order, "Order", EXAMPLE_ORDER),
-            "responses": {"200": {**_ok(OrderResponse, "An existing order was updated"),
-                                  "links": ORDER_LINKS},
-                          "201": {**_ok(OrderResponse, "The order was created"),
-                                  "links": ORDER_LINKS},
-                          **_error_responses(400, 409, 413, 415)},
+            "responses": {
+                "200": {
+                    **_ok(OrderResponse, "An existing order was updated"),
+                    "links": ORDER_LINKS,
+                },
+                "201": {**_ok(OrderResponse, "The order was created"), "links": ORDER_LINKS},
+                **_error_responses(400, 409, 413, 415),
+            },
         },
         ("get", "/producertransaction/v1/order/status"): {
             "summary": "Status of an order by the client's order number",
             "description": ACCEPT_NOTE.strip(),
-            "parameters": [_param("order_num", "query", {"type": "string", "maxLength": 20},
-                                  False, "the clientOrderNum the order was filed with",
-                                  "EXAMPLE1")],
-            "responses": {"200": _ok(OrderResponse, "The order"),
-                          **_error_responses(400, 404)},
+            "parameters": [
+                _param(
+                    "order_num",
+                    "query",
+                    {"type": "string", "maxLength": 20},
+                    False,
+                    "the clientOrderNum the order was filed with",
+                    "EXAMPLE1",
+                )
+            ],
+            "responses": {"200": _ok(OrderResponse, "The order"), **_error_responses(400, 404)},
         },
         ("post", "/producerimport/v1/agents"): {
             "summary": "Import one agent profile (XML)",
             "description": "A well-formed document that breaks the contract is answered "
             "200 with Success false and one `path: message` per line in Validations.",
             "requestBody": _body(AgentRecord, "Agent", EXAMPLE_AGENT, xml_only=True),
-            "responses": {"200": _ok(ImportResult, "Import result", xml_only=True),
-                          **_error_responses(400, 413, 415)},
+            "responses": {
+                "200": _ok(ImportResult, "Import result", xml_only=True),
+                **_error_responses(400, 413, 415),
+            },
         },
         ("post", "/producerimport/v1/agencies"): {
             "summary": "Import one agency profile (XML)",
             "description": "As for agents.",
             "requestBody": _body(AgencyRecord, "Agency", EXAMPLE_AGENCY, xml_only=True),
-            "responses": {"200": _ok(ImportResult, "Import result", xml_only=True),
-                          **_error_responses(400, 413, 415)},
+            "responses": {
+                "200": _ok(ImportResult, "Import result", xml_only=True),
+                **_error_responses(400, 413, 415),
+            },
         },
         ("post", "/bulk/v1/{itemType}"): {
             "summary": "Submit a bulk request of agent and agency records (NDJSON)",
@@ -282,70 +320,130 @@ def operations(settings: SandboxSettings) -> dict[tuple[str, str], dict[str, Any
             "and read with the status operation. A request of more than "
             f"{settings.max_bulk_records:,} records is answered 413 (the interface "
             "recommends 100 or fewer).",
-            "parameters": [_param("itemType", "path", {"type": "string", "enum": ["profile"]},
-                                  True, "the only item type is profile")],
+            "parameters": [
+                _param(
+                    "itemType",
+                    "path",
+                    {"type": "string", "enum": ["profile"]},
+                    True,
+                    "the only item type is profile",
+                )
+            ],
             "requestBody": {"required": True, "content": {NDJSON: {"schema": bulk_body}}},
             "responses": {
-                "202": {"description": "Accepted",
-                        "content": {JSON: {"schema": _ref(BulkAccepted)}},
-                        "links": {"status": {
+                "202": {
+                    "description": "Accepted",
+                    "content": {JSON: {"schema": _ref(BulkAccepted)}},
+                    "links": {
+                        "status": {
                             "operationId": "get_bulk_v1_status_bulkRequestId",
-                            "parameters": {"bulkRequestId": "$response.body#/bulkRequestId"}}}},
+                            "parameters": {"bulkRequestId": "$response.body#/bulkRequestId"},
+                        }
+                    },
+                },
                 **_error_responses(400, 413, 415),
             },
         },
         ("get", "/bulk/v1/status/{bulkRequestId}"): {
             "summary": "Status of a bulk request, one entry per record",
-            "parameters": [_param("bulkRequestId", "path",
-                                  {"type": "string", "format": "uuid"}, True,
-                                  "returned by the submission")],
+            "parameters": [
+                _param(
+                    "bulkRequestId",
+                    "path",
+                    {"type": "string", "format": "uuid"},
+                    True,
+                    "returned by the submission",
+                )
+            ],
             "responses": {
-                "200": {"description": "Where the request stands",
-                        "content": {JSON: {"schema": _ref(BulkStatus)}}},
+                "200": {
+                    "description": "Where the request stands",
+                    "content": {JSON: {"schema": _ref(BulkStatus)}},
+                },
                 **_error_responses(400, 404),
             },
         },
         ("post", "/producerexport/v1/agents/export"): {
             "summary": "Export data sets of an agent profile",
             "description": ACCEPT_NOTE.strip(),
-            "requestBody": _body(AgentExportRequest, "Export", {"profileKey": "EXAMPLE-AGENT-1", "dataSets": ["Address", "Demographic"]}),
-            "responses": {"200": _ok(ExportResponse, "The data sets"),
-                          **_error_responses(400, 404, 409, 413, 415)},
+            "requestBody": _body(
+                AgentExportRequest,
+                "Export",
+                {"profileKey": "EXAMPLE-AGENT-1", "dataSets": ["Address", "Demographic"]},
+            ),
+            "responses": {
+                "200": _ok(ExportResponse, "The data sets"),
+                **_error_responses(400, 404, 409, 413, 415),
+            },
         },
         ("post", "/producerexport/v1/agencies/export"): {
             "summary": "Export data sets of an agency profile",
             "description": ACCEPT_NOTE.strip(),
-            "requestBody": _body(AgencyExportRequest, "Export", {"profileKey": "EXAMPLE-AGENCY-1", "dataSets": ["Firm"]}),
-            "responses": {"200": _ok(ExportResponse, "The data sets"),
-                          **_error_responses(400, 404, 409, 413, 415)},
+            "requestBody": _body(
+                AgencyExportRequest,
+                "Export",
+                {"profileKey": "EXAMPLE-AGENCY-1", "dataSets": ["Firm"]},
+            ),
+            "responses": {
+                "200": _ok(ExportResponse, "The data sets"),
+                **_error_responses(400, 404, 409, 413, 415),
+            },
         },
     }
 
 
 # --- examples: working requests against the demo records (a fuzzer starts from them) ---
 
-EXAMPLE_ADDRESS = {"StreetAddress1": "1 Main St", "City": "Sacramento", "State": "CA",
-                   "Zip": "95814"}
-EXAMPLE_AGENT = {"ProfileKey": "EXAMPLE-AGENT-1", "Ssn": "000459999",
-                 "BusinessAddress": EXAMPLE_ADDRESS,
-                 "Demographic": {"EmpStatus": "7040", "FirstName": "Rowan",
-                                 "LastName": "Example"}}
-EXAMPLE_AGENCY = {"ProfileKey": "EXAMPLE-AGENCY-1", "Tin": "000009999",
-                  "Demographic": {"FirmName": "Example Agency LLC", "Status": 7040}}
-EXAMPLE_ORDER = {
-    "tlq": {"juris": "CA", "pType": "I", "fType": "A", "lType": "M",
-            "clientOrderNum": "EXAMPLE1", "userId": "example", "filingMode": "E"},
-    "data": {"firstName": "Avery", "lastName": "Sample", "taxId": "000121234",
-             "niprNoReq": "19000001"},
+EXAMPLE_ADDRESS = {
+    "StreetAddress1": "1 Main St",
+    "City": "Sacramento",
+    "State": "CA",
+    "Zip": "95814",
 }
-EXAMPLE_ENVELOPE = {"clientRefId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
-                    "data": {"agent": {"profileKey": "EXAMPLE-AGENT-2", "ssn": "000459998",
-                                       "businessAddress": {"streetAddress1": "1 Main St",
-                                                           "city": "Sacramento",
-                                                           "state": "CA", "zip": "95814"},
-                                       "demographic": {"empStatus": "7040",
-                                                       "firstName": "Rowan",
-                                                       "lastName": "Example"}}}}
+EXAMPLE_AGENT = {
+    "ProfileKey": "EXAMPLE-AGENT-1",
+    "Ssn": "000459999",
+    "BusinessAddress": EXAMPLE_ADDRESS,
+    "Demographic": {"EmpStatus": "7040", "FirstName": "Rowan", "LastName": "Example"},
+}
+EXAMPLE_AGENCY = {
+    "ProfileKey": "EXAMPLE-AGENCY-1",
+    "Tin": "000009999",
+    "Demographic": {"FirmName": "Example Agency LLC", "Status": 7040},
+}
+EXAMPLE_ORDER = {
+    "tlq": {
+        "juris": "CA",
+        "pType": "I",
+        "fType": "A",
+        "lType": "M",
+        "clientOrderNum": "EXAMPLE1",
+        "userId": "example",
+        "filingMode": "E",
+    },
+    "data": {
+        "firstName": "Avery",
+        "lastName": "Sample",
+        "taxId": "000121234",
+        "niprNoReq": "19000001",
+    },
+}
+EXAMPLE_ENVELOPE = {
+    "clientRefId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+    "data": {
+        "agent": {
+            "profileKey": "EXAMPLE-AGENT-2",
+            "ssn": "000459998",
+            "businessAddress": {
+                "streetAddress1": "1 Main St",
+                "city": "Sacramento",
+                "state": "CA",
+                "zip": "95814",
+            },
+            "demographic": {"empStatus": "7040", "firstName": "Rowan", "lastName": "Example"},
+        }
+    },
+}
 
 
 def _xml_example(root: str, data: dict[str, Any]) -> str:
@@ -361,8 +459,10 @@ _JURISDICTION = _FILLED  # any code: an unknown one finds nothing (the contract 
 
 
 def _when(kind: str, then: dict[str, Any] | bool) -> dict[str, Any]:
-    return {"if": {"properties": {"SearchType": {"const": kind}}, "required": ["SearchType"]},
-            "then": then}
+    return {
+        "if": {"properties": {"SearchType": {"const": kind}}, "required": ["SearchType"]},
+        "then": then,
+    }
 
 
 def _needs(**fields: dict[str, Any]) -> dict[str, Any]:
@@ -390,23 +490,42 @@ BULK_ENVELOPE = {
     "type": "object",
     "required": ["clientRefId", "data"],
     "properties": {
-        "clientRefId": {"type": "string", "format": "uuid",
-                        "description": "unique within the request"},
+        "clientRefId": {
+            "type": "string",
+            "format": "uuid",
+            "description": "unique within the request",
+        },
         "data": {"type": "object", "description": "exactly one of agent or agency"},
     },
 }
 
-REQUEST_MODELS = (AgentSearch, AgencySearch, Order, AgentRecord, AgencyRecord,
-                  AgentExportRequest, AgencyExportRequest)
-RESPONSE_MODELS = (AgentSearchResponse, AgencySearchResponse, FullRecordResponse,
-                   OrderResponse, ImportResult, BulkAccepted, BulkStatus, ExportResponse)
+REQUEST_MODELS = (
+    AgentSearch,
+    AgencySearch,
+    Order,
+    AgentRecord,
+    AgencyRecord,
+    AgentExportRequest,
+    AgencyExportRequest,
+)
+RESPONSE_MODELS = (
+    AgentSearchResponse,
+    AgencySearchResponse,
+    FullRecordResponse,
+    OrderResponse,
+    ImportResult,
+    BulkAccepted,
+    BulkStatus,
+    ExportResponse,
+)
 
 
 def document(app: FastAPI, settings: SandboxSettings) -> dict[str, Any]:
     from fastapi.openapi.utils import get_openapi
 
-    doc = get_openapi(title=app.title, version=app.version, description=app.description,
-                      routes=app.routes)
+    doc = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
     from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
     pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = [
@@ -434,9 +553,13 @@ def document(app: FastAPI, settings: SandboxSettings) -> dict[str, Any]:
     doc["components"] = {"schemas": schemas}
     for (method, path), operation in operations(settings).items():
         tags = doc["paths"][path][method].get("tags", [])
-        doc["paths"][path][method] = {"tags": tags, **operation,
-                                      "operationId": f"{method}_{path.strip('/')}"
-                                      .replace("/", "_").replace("{", "").replace("}", "")}
+        doc["paths"][path][method] = {
+            "tags": tags,
+            **operation,
+            "operationId": f"{method}_{path.strip('/')}".replace("/", "_")
+            .replace("{", "")
+            .replace("}", ""),
+        }
     if settings.token:
         doc["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
         doc["security"] = [{"bearer": []}]

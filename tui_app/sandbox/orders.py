@@ -159,8 +159,11 @@ class Orders:
             if updated:
                 was = self._reached(row, now)[-1]["status"]
                 plan[0]["notes"].append(
-                    ("received", f"order updated: it was {was}; the filed data was replaced "
-                     "and processing restarts")
+                    (
+                        "received",
+                        f"order updated: it was {was}; the filed data was replaced "
+                        "and processing restarts",
+                    )
                 )
             conn.execute(
                 "INSERT INTO orders (client_order_num, item, plan, submitted_at)"

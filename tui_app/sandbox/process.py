@@ -41,11 +41,28 @@ class ServedSandbox:
 def served(db: Path, *args: str, host: str = "127.0.0.1") -> Iterator[ServedSandbox]:
     """Serve the sandbox with database ``db`` and further ``serve`` options ``args``;
     stopped on leaving the block."""
-    command = [sys.executable, "-m", "tui_app", "sandbox", "serve", "--host", host,
-               "--port", "0", "--db", str(db), *args]
+    command = [
+        sys.executable,
+        "-m",
+        "tui_app",
+        "sandbox",
+        "serve",
+        "--host",
+        host,
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        *args,
+    ]
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     sandbox = None
     assert process.stdout is not None and process.stderr is not None  # both PIPE
     try:

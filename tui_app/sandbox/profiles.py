@@ -150,8 +150,9 @@ class Profiles:
         if new:  # nothing to merge: pydantic-core writes the JSON (a bulk import's case)
             text = record.model_dump_json(exclude_none=True)
         else:
-            text = to_json(from_json(row["record"]) | record.model_dump(mode="json",
-                                                                         exclude_none=True))
+            text = to_json(
+                from_json(row["record"]) | record.model_dump(mode="json", exclude_none=True)
+            )
         now = self._clock().isoformat()
         conn.execute(
             "INSERT INTO profiles VALUES (?, ?, ?, ?, ?, ?)"

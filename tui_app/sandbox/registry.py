@@ -263,8 +263,11 @@ class Registry:
             if not digits:
                 raise SearchRefused(
                     "a firm search of SearchType SSN carries the firm's tax id in FirmFein",
-                    [FieldError("FirmFein", "is required when SearchType is SSN (the firm's "
-                                "tax id)")],
+                    [
+                        FieldError(
+                            "FirmFein", "is required when SearchType is SSN (the firm's tax id)"
+                        )
+                    ],
                 )
             rows = self.db.query(f"{select} WHERE fein = ?", (digits,))
             return rows, len(rows)
@@ -272,8 +275,12 @@ class Registry:
             raise SearchRefused(
                 "a firm search has no field for the NPN: read the firm by its NPN with "
                 "GET /producerpdbsearch/v1/agency?Npn=",
-                [FieldError("SearchType", "NPN has no field for the number in a firm search; "
-                            "use GET /agency?Npn=")],
+                [
+                    FieldError(
+                        "SearchType",
+                        "NPN has no field for the number in a firm search; use GET /agency?Npn=",
+                    )
+                ],
             )
         rows = self._licensed(select, req)
         return rows, len(rows)
@@ -331,8 +338,10 @@ class Registry:
         tests = {
             "expired resident": lambda lic, left: lic.get("Residency") == "R" and left < 0,
             "regulatory action": lambda lic, left: bool(lic.get("RegulatoryActions")),
-            "expiring, appointed": lambda lic, left: 0 <= left <= 30 and any(
-                a["Status"] == "Active" for a in lic.get("Appointments", [])),
+            "expiring, appointed": lambda lic, left: (
+                0 <= left <= 30
+                and any(a["Status"] == "Active" for a in lic.get("Appointments", []))
+            ),
         }
         picked: dict[str, int] = {}
         for row in self.db.query("SELECT npn, doc FROM registry_individuals ORDER BY npn"):
@@ -343,9 +352,12 @@ class Registry:
                         picked[name] = row["npn"]
             if len(picked) == len(tests):
                 break
-        absent = next(n for n in range(DEMO_FIRM_NPN + 1, DEMO_FIRM_NPN + 1000)
-                      if self.db.query_one(_DOC_SQL["agent"], (n,)) is None
-                      and self.db.query_one(_DOC_SQL["agency"], (n,)) is None)
+        absent = next(
+            n
+            for n in range(DEMO_FIRM_NPN + 1, DEMO_FIRM_NPN + 1000)
+            if self.db.query_one(_DOC_SQL["agent"], (n,)) is None
+            and self.db.query_one(_DOC_SQL["agency"], (n,)) is None
+        )
         return [DEMO_AGENT_NPN, DEMO_FIRM_NPN, *dict.fromkeys(picked.values()), absent]
 
     def _stamp(self, what: str, cost_center: str | None) -> TransactionTypeBlock:

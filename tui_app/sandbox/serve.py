@@ -79,8 +79,7 @@ def open_sandbox(settings: SandboxSettings) -> Sandbox:
         raise ValueError(f"--import-rules: {rules} is not a readable file")
     db = Path(settings.db_path)
     if db.is_dir():
-        raise ValueError(f"--db: {db} is a folder; name a database file (it is created if "
-                         "missing)")
+        raise ValueError(f"--db: {db} is a folder; name a database file (it is created if missing)")
     try:
         return Sandbox(settings)
     except sqlite3.DatabaseError as exc:

@@ -694,8 +694,11 @@ def as_of(doc: dict[str, Any], day: date) -> dict[str, Any]:
             lic["Active"] = False
             for loa in lic.get("LinesOfAuthority", []):
                 if loa["Status"] == "Active":
-                    loa |= {"Status": "Inactive", "StatusReason": "License Expired",
-                            "StatusDate": mdy(expires)}
+                    loa |= {
+                        "Status": "Inactive",
+                        "StatusReason": "License Expired",
+                        "StatusDate": mdy(expires),
+                    }
     return doc
 
 

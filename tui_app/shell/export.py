@@ -73,8 +73,9 @@ def text(answer, reveal: bool) -> str:
             continue
         records = [mask_tree(r, reveal) for r in ds.records]
         columns = list(dict.fromkeys(k for r in records for k in r))
-        parts.append(head + "\n" + table(columns, [[r.get(c) for c in columns]
-                                                  for r in records]) + "\n")
+        parts.append(
+            head + "\n" + table(columns, [[r.get(c) for c in columns] for r in records]) + "\n"
+        )
     if not parts:
         parts.append("no data sets")
     other = unknown_members(answer, reveal)

@@ -101,8 +101,10 @@ async def _file(env_name: str, env, order, update: bool):
                     except NotFound:
                         pass
                 if exists:
-                    say(f"order {num} exists already: submitting it again UPDATES it; "
-                        "add --update to do that (nothing sent)")
+                    say(
+                        f"order {num} exists already: submitting it again UPDATES it; "
+                        "add --update to do that (nothing sent)"
+                    )
                     return None
             answer = await client.submit_order(order)
         book.record(env_name, answer)
@@ -158,8 +160,9 @@ async def _follow(env_name: str, env, num: str, args: argparse.Namespace, fmt: s
 def _change_line(answer) -> str:
     d = answer.order.orderDetails
     note = d.notes[-1].text if d.notes else (d.message or "")
-    return "  ".join(p for p in (d.statusDate or "", d.clientOrderNum or "", d.status or "?",
-                                 note) if p)
+    return "  ".join(
+        p for p in (d.statusDate or "", d.clientOrderNum or "", d.status or "?", note) if p
+    )
 
 
 def _outcome(details) -> int:
@@ -175,30 +178,41 @@ def text(answer, reveal: bool) -> str:
     d = answer.order.orderDetails
     item = answer.order.itemDetails
     applicant = item.get("firmName") or " ".join(
-        str(p) for p in (item.get("firstName"), item.get("lastName")) if p)
-    parts = [key_values([
-        ("Order", d.clientOrderNum),
-        ("Service number", d.orderNum),
-        ("Status", d.status + (" (final)" if d.final else "") if d.status else None),
-        ("Status date", d.statusDate),
-        ("Updated", "yes: an existing order was updated" if d.updated else None),
-        ("Message", d.message),
-        ("State", item.get("juris")),
-        ("Producer", {"I": "individual", "A": "agency"}.get(item.get("pType"))),
-        ("Filing", {"A": "appointment", "T": "termination"}.get(item.get("fType"))),
-        ("Applicant", applicant),
-        ("Tax id", mask("taxId", item.get("taxId"), reveal)),
-        ("Total fee", f"${d.totalFee:.2f}" if "totalFee" in d.model_fields_set else None),
-    ])]
+        str(p) for p in (item.get("firstName"), item.get("lastName")) if p
+    )
+    parts = [
+        key_values(
+            [
+                ("Order", d.clientOrderNum),
+                ("Service number", d.orderNum),
+                ("Status", d.status + (" (final)" if d.final else "") if d.status else None),
+                ("Status date", d.statusDate),
+                ("Updated", "yes: an existing order was updated" if d.updated else None),
+                ("Message", d.message),
+                ("State", item.get("juris")),
+                ("Producer", {"I": "individual", "A": "agency"}.get(item.get("pType"))),
+                ("Filing", {"A": "appointment", "T": "termination"}.get(item.get("fType"))),
+                ("Applicant", applicant),
+                ("Tax id", mask("taxId", item.get("taxId"), reveal)),
+                ("Total fee", f"${d.totalFee:.2f}" if "totalFee" in d.model_fields_set else None),
+            ]
+        )
+    ]
     if d.fees:
-        parts.append("\nFEES\n" + table(["STATE", "DESCRIPTION", "AMOUNT"],
-                                        [[f.state, f.description, f"${f.amount:.2f}"]
-                                         for f in d.fees]))
+        parts.append(
+            "\nFEES\n"
+            + table(
+                ["STATE", "DESCRIPTION", "AMOUNT"],
+                [[f.state, f.description, f"${f.amount:.2f}"] for f in d.fees],
+            )
+        )
     if d.notes:
-        parts.append("\nNOTES\n" + table(["AT", "STAGE", "NOTE"],
-                                         [[n.at, n.stage, n.text] for n in d.notes]))
-    other = [(k, v) for k, v in unknown_members(answer, reveal)
-             if not k.startswith("order.itemDetails")]
+        parts.append(
+            "\nNOTES\n" + table(["AT", "STAGE", "NOTE"], [[n.at, n.stage, n.text] for n in d.notes])
+        )
+    other = [
+        (k, v) for k, v in unknown_members(answer, reveal) if not k.startswith("order.itemDetails")
+    ]
     if other:
         parts.append("\nOTHER MEMBERS\n" + key_values(other))
     return "\n".join(parts)
@@ -221,12 +235,31 @@ def _list(args: argparse.Namespace) -> int:
     if fmt == "json":
         out(json.dumps([asdict(o) for o in orders], indent=2))
         return OK
-    headers = ["ORDER", "STATUS", "STATE", "FILING", "PRODUCER", "APPLICANT", "FEE", "FILED",
-               "CHECKED"]
-    rows = [[o.client_order_num, o.status, o.juris,
-             "termination" if o.ftype == "T" else "appointment",
-             "agency" if o.ptype == "A" else "individual", o.applicant,
-             f"{o.total_fee:.2f}", o.filed_at, o.checked_at] for o in orders]
+    headers = [
+        "ORDER",
+        "STATUS",
+        "STATE",
+        "FILING",
+        "PRODUCER",
+        "APPLICANT",
+        "FEE",
+        "FILED",
+        "CHECKED",
+    ]
+    rows = [
+        [
+            o.client_order_num,
+            o.status,
+            o.juris,
+            "termination" if o.ftype == "T" else "appointment",
+            "agency" if o.ptype == "A" else "individual",
+            o.applicant,
+            f"{o.total_fee:.2f}",
+            o.filed_at,
+            o.checked_at,
+        ]
+        for o in orders
+    ]
     if fmt == "csv":
         write_csv(headers, rows)
     elif orders:

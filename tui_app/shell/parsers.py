@@ -41,13 +41,22 @@ def _command(sub, name: str, help: str, examples: str, formats: tuple[str, ...])
 
 
 def _common(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
-    parser.add_argument("--env", default=argparse.SUPPRESS, metavar="NAME",
-                        help="environment (default: the config's active one)")
+    parser.add_argument(
+        "--env",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help="environment (default: the config's active one)",
+    )
     if formats:
-        parser.add_argument("--format", choices=formats, default=None,
-                            help="output format (default: table on a terminal, else json)")
-    parser.add_argument("--reveal", action="store_true",
-                        help="show SSN, FEIN/TIN and birth dates in full in tables")
+        parser.add_argument(
+            "--format",
+            choices=formats,
+            default=None,
+            help="output format (default: table on a terminal, else json)",
+        )
+    parser.add_argument(
+        "--reveal", action="store_true", help="show SSN, FEIN/TIN and birth dates in full in tables"
+    )
 
 
 def add_parsers(sub) -> None:
@@ -61,7 +70,8 @@ def add_parsers(sub) -> None:
 
 def _search(sub) -> None:
     search = sub.add_parser(
-        "search", help="search agents or agencies in the producer registry",
+        "search",
+        help="search agents or agencies in the producer registry",
         description="Search individual (agents) or firm (agencies) producers.",
         epilog="examples:\n  producer-tui search agents --name Sample --first Avery\n"
         "  producer-tui search agencies --license CA 0K19002\n\n" + EXIT_CODES,
@@ -70,7 +80,9 @@ def _search(sub) -> None:
     kinds = search.add_subparsers(dest="search_kind", metavar="KIND", required=True)
     formats = ("table", "json", "xml", "csv")
     agents = _command(
-        kinds, "agents", "search individual producers",
+        kinds,
+        "agents",
+        "search individual producers",
         "  producer-tui search agents --name Sample --first Avery\n"
         "  producer-tui search agents --ssn 000121234 --last Sample --format json\n"
         "  producer-tui search agents --npn 19000001\n"
@@ -88,7 +100,9 @@ def _search(sub) -> None:
     agents.add_argument("--cost-center", metavar="TEXT", help="account specific cost center")
 
     agencies = _command(
-        kinds, "agencies", "search firm producers",
+        kinds,
+        "agencies",
+        "search firm producers",
         "  producer-tui search agencies --name 'Sample Risk' --fein 00-0000001\n"
         "  producer-tui search agencies --ssn 000000001\n"
         "  producer-tui search agencies --license CA 0K19002\n"
@@ -98,9 +112,12 @@ def _search(sub) -> None:
     how = agencies.add_mutually_exclusive_group(required=True)
     how.add_argument("--name", metavar="FIRM", help="NAME search by firm name (with --fein)")
     how.add_argument("--ssn", metavar="FEIN", help="SSN search: the firm's tax id")
-    how.add_argument("--npn", metavar="N",
-                     help="the firm by NPN (a firm search has no NPN field: this reads its "
-                     "full record, GET /agency)")
+    how.add_argument(
+        "--npn",
+        metavar="N",
+        help="the firm by NPN (a firm search has no NPN field: this reads its "
+        "full record, GET /agency)",
+    )
     how.add_argument("--license", nargs=2, metavar=("STATE", "NUMBER"), help="LICENSE search")
     agencies.add_argument("--fein", metavar="FEIN", help="the firm's FEIN (NAME search)")
     agencies.add_argument("--cost-center", metavar="TEXT", help="account specific cost center")
@@ -108,7 +125,9 @@ def _search(sub) -> None:
 
 def _record(sub) -> None:
     record = _command(
-        sub, "record", "read the full registry record of an agent or agency by NPN",
+        sub,
+        "record",
+        "read the full registry record of an agent or agency by NPN",
         "  producer-tui record agent 19000001\n"
         "  producer-tui record agency 19000002 --format xml\n"
         "  producer-tui record agent 19000001 --reveal",
@@ -121,38 +140,55 @@ def _record(sub) -> None:
 
 def _order(sub) -> None:
     order = sub.add_parser(
-        "order", help="file appointment and termination orders and follow them",
+        "order",
+        help="file appointment and termination orders and follow them",
         description="File orders, follow their status, list the orders filed from here.",
         epilog="examples:\n  producer-tui order submit appoint.json\n"
-        "  producer-tui order status A1001 --watch\n  producer-tui order list\n\n"
-        + EXIT_CODES,
+        "  producer-tui order status A1001 --watch\n  producer-tui order list\n\n" + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = order.add_subparsers(dest="order_action", metavar="ACTION", required=True)
     submit = _command(
-        actions, "submit", "validate an order file (JSON or XML) and file it",
+        actions,
+        "submit",
+        "validate an order file (JSON or XML) and file it",
         "  producer-tui order submit appoint.json\n"
         "  producer-tui order submit appoint.xml --update   # it exists: update it",
         ("table", "json", "xml"),
     )
     submit.add_argument("file", metavar="FILE", help="the order: JSON, or XML with root <Order>")
-    submit.add_argument("--update", action="store_true",
-                        help="allow updating an existing order of the same clientOrderNum "
-                        "(otherwise refused, nothing sent)")
+    submit.add_argument(
+        "--update",
+        action="store_true",
+        help="allow updating an existing order of the same clientOrderNum "
+        "(otherwise refused, nothing sent)",
+    )
     status = _command(
-        actions, "status", "show an order's status (the client's order number)",
+        actions,
+        "status",
+        "show an order's status (the client's order number)",
         "  producer-tui order status A1001\n"
         "  producer-tui order status A1001 --watch        # one line per change, to the end",
         ("table", "json", "xml"),
     )
     status.add_argument("order_num", metavar="ORDER_NUM")
-    status.add_argument("--watch", action="store_true",
-                        help="follow it until a final state, one line per change "
-                        "(json: one answer per line); exit 1 unless APPROVED")
-    status.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
-                        help="seconds between queries with --watch (default 2)")
+    status.add_argument(
+        "--watch",
+        action="store_true",
+        help="follow it until a final state, one line per change "
+        "(json: one answer per line); exit 1 unless APPROVED",
+    )
+    status.add_argument(
+        "--interval",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="seconds between queries with --watch (default 2)",
+    )
     listing = _command(
-        actions, "list", "the orders filed from this machine to this environment",
+        actions,
+        "list",
+        "the orders filed from this machine to this environment",
         "  producer-tui order list\n  producer-tui order list --env staging --format json",
         ("table", "json", "csv"),
     )
@@ -161,7 +197,8 @@ def _order(sub) -> None:
 
 def _profile(sub) -> None:
     profile = sub.add_parser(
-        "profile", help="import agent and agency profiles (XML), or check them locally",
+        "profile",
+        help="import agent and agency profiles (XML), or check them locally",
         description="Import one profile document, or check it without sending anything.",
         epilog="examples:\n  producer-tui profile check agent.xml\n"
         "  producer-tui profile import agent.xml\n\n" + EXIT_CODES,
@@ -169,14 +206,18 @@ def _profile(sub) -> None:
     )
     actions = profile.add_subparsers(dest="profile_action", metavar="ACTION", required=True)
     imp = _command(
-        actions, "import", "import an agent or agency XML document (by its root element)",
+        actions,
+        "import",
+        "import an agent or agency XML document (by its root element)",
         "  producer-tui profile import agent.xml\n"
-        "  for f in profiles/*.xml; do producer-tui profile import \"$f\" || echo \"$f\"; done",
+        '  for f in profiles/*.xml; do producer-tui profile import "$f" || echo "$f"; done',
         ("table", "json", "xml"),
     )
     imp.add_argument("file", metavar="FILE.xml")
     check = _command(
-        actions, "check", "validate a profile document locally (nothing is sent)",
+        actions,
+        "check",
+        "validate a profile document locally (nothing is sent)",
         "  producer-tui profile check agent.xml\n"
         "  producer-tui profile check agency.xml --format json   # the record as validated",
         ("table", "json", "xml"),
@@ -186,7 +227,9 @@ def _profile(sub) -> None:
 
 def _export(sub) -> None:
     export = _command(
-        sub, "export", "export data sets of an agent or agency profile",
+        sub,
+        "export",
+        "export data sets of an agent or agency profile",
         "  producer-tui export agent PK-1 --data-sets Address,License\n"
         "  producer-tui export agency FIRM-7 --all --out firm7.json\n"
         "  producer-tui export agent PK-1 --all --csv exports/   # one CSV per data set",
@@ -196,8 +239,9 @@ def _export(sub) -> None:
     export.add_argument("profile_key", metavar="PROFILE_KEY")
     which = export.add_mutually_exclusive_group()
     which.add_argument("--data-sets", metavar="A,B", help="comma-separated data set names")
-    which.add_argument("--all", action="store_true",
-                       help="every data set the interface lists (the default)")
+    which.add_argument(
+        "--all", action="store_true", help="every data set the interface lists (the default)"
+    )
     where = export.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="FILE.json", help="write the answer to this JSON file")
     where.add_argument("--csv", metavar="DIR", help="write one CSV file per data set in DIR")

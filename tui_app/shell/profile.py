@@ -42,8 +42,10 @@ def run(args: argparse.Namespace) -> int:
         for line in (answer.Validations or "").splitlines():
             if line.strip():
                 say(line.strip())
-        say(f"the {kind} profile {record.ProfileKey} was refused"
-            + (f": {answer.Message}" if answer.Message else ""))
+        say(
+            f"the {kind} profile {record.ProfileKey} was refused"
+            + (f": {answer.Message}" if answer.Message else "")
+        )
         return REFUSED
     return OK
 
@@ -59,12 +61,14 @@ async def _import(env, kind: str, record):
 def _text(answer, kind: str, record) -> str:
     from tui_app.shell.output import key_values
 
-    return key_values([
-        ("Profile", f"{kind} {record.ProfileKey}"),
-        ("Success", answer.Success),
-        ("Message", answer.Message),
-        ("Validations", "; ".join((answer.Validations or "").splitlines())),
-    ])
+    return key_values(
+        [
+            ("Profile", f"{kind} {record.ProfileKey}"),
+            ("Success", answer.Success),
+            ("Message", answer.Message),
+            ("Validations", "; ".join((answer.Validations or "").splitlines())),
+        ]
+    )
 
 
 def _check(args: argparse.Namespace, kind: str, record, fmt: str) -> int:
@@ -77,6 +81,5 @@ def _check(args: argparse.Namespace, kind: str, record, fmt: str) -> int:
 
         out(profile_xml(kind, record).decode("utf-8"))
     else:
-        out(f"{args.file}: a valid {kind} profile, ProfileKey {record.ProfileKey} "
-            "(nothing sent)")
+        out(f"{args.file}: a valid {kind} profile, ProfileKey {record.ProfileKey} (nothing sent)")
     return OK

@@ -17,15 +17,22 @@ def request(args: argparse.Namespace) -> dict:
     data: dict = {"CostCenter": args.cost_center}
     if args.search_kind == "agents":
         if args.name is not None:
-            data |= {"SearchType": "NAME", "LastName": args.name, "FirstName": args.first,
-                     "MiddleName": args.middle}
+            data |= {
+                "SearchType": "NAME",
+                "LastName": args.name,
+                "FirstName": args.first,
+                "MiddleName": args.middle,
+            }
         elif args.ssn is not None:
             data |= {"SearchType": "SSN", "Ssn": args.ssn, "LastName": args.last}
         elif args.npn is not None:
             data |= {"SearchType": "NPN", "Npn": args.npn}
         else:
-            data |= {"SearchType": "LICENSE", "LicenseJurisdiction": args.license[0],
-                     "LicenseNumber": args.license[1]}
+            data |= {
+                "SearchType": "LICENSE",
+                "LicenseJurisdiction": args.license[0],
+                "LicenseNumber": args.license[1],
+            }
         extra = {"--first": args.first, "--middle": args.middle} if args.name is None else {}
         if args.ssn is None:
             extra["--last"] = args.last
@@ -35,8 +42,11 @@ def request(args: argparse.Namespace) -> dict:
         elif args.ssn is not None:
             data |= {"SearchType": "SSN", "FirmFein": args.ssn}
         else:
-            data |= {"SearchType": "LICENSE", "LicenseJurisdiction": args.license[0],
-                     "LicenseNumber": args.license[1]}
+            data |= {
+                "SearchType": "LICENSE",
+                "LicenseJurisdiction": args.license[0],
+                "LicenseNumber": args.license[1],
+            }
         extra = {"--fein": args.fein} if args.name is None else {}
     given = [option for option, value in extra.items() if value is not None]
     if given:
@@ -77,12 +87,24 @@ def _rows(answer, kind: str) -> tuple[list[str], list[list]]:
     if kind == "agents":
         headers = ["NPN", "FIRST", "MIDDLE", "LAST", "SSN", "RESIDENT", "LICENSES"]
         hits = answer.IndividualsSummaryInfo.Individuals
-        return headers, [[h.Npn, h.FirstName, h.MiddleName, h.LastName, ("SsnLast4", h.SsnLast4),
-                          h.ResidentState, " ".join(h.LicenseStates)] for h in hits]
+        return headers, [
+            [
+                h.Npn,
+                h.FirstName,
+                h.MiddleName,
+                h.LastName,
+                ("SsnLast4", h.SsnLast4),
+                h.ResidentState,
+                " ".join(h.LicenseStates),
+            ]
+            for h in hits
+        ]
     headers = ["NPN", "FIRM", "FEIN", "RESIDENT", "LICENSES"]
     hits = answer.NiprFirmsSummaryInfo.Firms
-    return headers, [[h.Npn, h.FirmName, ("FeinLast4", h.FeinLast4), h.ResidentState,
-                      " ".join(h.LicenseStates)] for h in hits]
+    return headers, [
+        [h.Npn, h.FirmName, ("FeinLast4", h.FeinLast4), h.ResidentState, " ".join(h.LicenseStates)]
+        for h in hits
+    ]
 
 
 def show(answer, kind: str, fmt: str, reveal: bool) -> None:

@@ -208,9 +208,12 @@ class ProducerApp(App[None]):
         except ConfigError as exc:
             from tui_app.ui.screens.dialogs import SecretScreen
 
-            value = await self.push_screen_wait(SecretScreen(
-                f"{exc}. Type the {self.env.auth.type} secret of environment "
-                f"{self.env_name} to connect now:"))
+            value = await self.push_screen_wait(
+                SecretScreen(
+                    f"{exc}. Type the {self.env.auth.type} secret of environment "
+                    f"{self.env_name} to connect now:"
+                )
+            )
             if value:
                 os.environ[name] = value
 

@@ -134,8 +134,9 @@ def describe(
         bounds = next((m for m in meta if isinstance(m, Bounds)), None)
         is_required = info.is_required() or path in extra_required or name in extra_required
         if _is_model(core):
-            children = describe(core, prefix=f"{path}.", required=required, layout=layout,
-                                exclude=exclude)
+            children = describe(
+                core, prefix=f"{path}.", required=required, layout=layout, exclude=exclude
+            )
             specs.append(GroupSpec(path, name, children))
             continue
         origin = get_origin(core)

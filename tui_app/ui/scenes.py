@@ -122,9 +122,14 @@ async def orders_errors(pilot: Pilot) -> None:
     sponsoringCompany rule on the two fields it names."""
     await orders(pilot)
     screen = pilot.app.screen
-    for path, value in (("tlq.juris", "CAL"), ("tlq.clientOrderNum", "A-1"),
-                        ("data.firstName", "Avery"), ("data.lastName", "Sample"),
-                        ("data.taxId", "1234"), ("data.sponsoringCompany", "Acme Life")):
+    for path, value in (
+        ("tlq.juris", "CAL"),
+        ("tlq.clientOrderNum", "A-1"),
+        ("data.firstName", "Avery"),
+        ("data.lastName", "Sample"),
+        ("data.taxId", "1234"),
+        ("data.sponsoringCompany", "Acme Life"),
+    ):
         screen.query_one("#f-" + path.replace(".", "--")).value = value
     await pilot.press("f5")
     await settle(pilot)
@@ -243,6 +248,7 @@ async def bulk(pilot: Pilot) -> None:
     pilot.app.clear_notifications()
     await settle(pilot)
 
+
 async def watch(pilot: Pilot) -> None:
     """The sandbox's demo roster checked twice, a month apart by the sandbox's clock, so
     the bars and the findings show what changed; the cursor on an appointment finding."""
@@ -294,8 +300,9 @@ async def save_screenshots(out: Path, names: list[str] | None = None) -> list[Pa
     out.mkdir(parents=True, exist_ok=True)
     saved: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="producer-tui-shots-") as tmp:
-        old = {k: os.environ.get(k)
-               for k in ("PRODUCER_TUI_CONFIG", "PRODUCER_TUI_DATA", "COLORTERM")}
+        old = {
+            k: os.environ.get(k) for k in ("PRODUCER_TUI_CONFIG", "PRODUCER_TUI_DATA", "COLORTERM")
+        }
         os.environ["PRODUCER_TUI_CONFIG"] = str(Path(tmp) / "config.toml")
         os.environ["PRODUCER_TUI_DATA"] = str(Path(tmp) / "data")
         # The pictures show the default theme, whatever terminal runs the command.

@@ -73,8 +73,12 @@ class Pacer:
     """At most ``rate`` starts per second across all workers, and a shared pause after a
     429. ``clock`` and ``sleep`` are injectable so tests need not wait."""
 
-    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+    def __init__(
+        self,
+        rate: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
         self._gap = 1.0 / rate if rate > 0 else 0.0
         self._clock = clock
         self._sleep = sleep
@@ -97,8 +101,15 @@ class Pacer:
                 return
 
 
-def _settle(store: WatchStore, check: Check, entry: RosterEntry, kind: str | None, info,
-            profile, today: date) -> int:
+def _settle(
+    store: WatchStore,
+    check: Check,
+    entry: RosterEntry,
+    kind: str | None,
+    info,
+    profile,
+    today: date,
+) -> int:
     """On the store's thread: compare with the last snapshot, record findings and the new
     snapshot together. Returns the number of findings."""
     if info is None:
@@ -106,11 +117,17 @@ def _settle(store: WatchStore, check: Check, entry: RosterEntry, kind: str | Non
         store.record_read(check.id, check.env, entry.npn, found)
         return len(found)
     previous = store.previous_snapshot(check.env, entry.npn)
-    found = record_findings(info, today, days=check.days, previous=previous, kind=kind or "agent",
-                            profile_key=entry.profile_key, profile=profile)
+    found = record_findings(
+        info,
+        today,
+        days=check.days,
+        previous=previous,
+        kind=kind or "agent",
+        profile_key=entry.profile_key,
+        profile=profile,
+    )
     store.record_read(check.id, check.env, entry.npn, found, kind=kind, snapshot=snapshot(info))
     return len(found)
-
 
 
 @dataclass
@@ -187,8 +204,16 @@ async def run_check(
     def report() -> None:
         if on_progress is not None:
             elapsed = max(time.monotonic() - started, 1e-6)
-            on_progress(Progress(check.id, check.total, state.read, state.failed,
-                                 state.findings, done_here / elapsed))
+            on_progress(
+                Progress(
+                    check.id,
+                    check.total,
+                    state.read,
+                    state.failed,
+                    state.findings,
+                    done_here / elapsed,
+                )
+            )
 
     async def work() -> None:
         nonlocal done_here
@@ -239,11 +264,11 @@ async def run_check(
         if left.pending == 0:
             await db.call(WatchStore.set_state, check.id, DONE)
         else:
-            why = (state.unreachable and f"the service could not be reached: "
-                   f"{state.unreachable}") or (
-                f"{state.transient} records could not be read now" if state.transient
-                else "stopped")
+            why = (
+                state.unreachable and f"the service could not be reached: {state.unreachable}"
+            ) or (
+                f"{state.transient} records could not be read now" if state.transient else "stopped"
+            )
             await db.call(WatchStore.set_state, check.id, STOPPED, why)
     report()
-    return Outcome(await db.call(WatchStore.check, check.id), state.findings,
-                   state.unreachable)
+    return Outcome(await db.call(WatchStore.check, check.id), state.findings, state.unreachable)

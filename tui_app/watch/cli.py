@@ -104,15 +104,25 @@ def _list(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) ->
     fmt = args.format or ("table" if sys.stdout.isatty() else "json")
     data = [(r.npn, r.kind or "", r.profile_key or "", r.name or "") for r in rows]
     if fmt == "json":
-        out(json.dumps([dict(zip(("npn", "kind", "profileKey", "name"), row, strict=True))
-                        for row in data], indent=2))
+        out(
+            json.dumps(
+                [
+                    dict(zip(("npn", "kind", "profileKey", "name"), row, strict=True))
+                    for row in data
+                ],
+                indent=2,
+            )
+        )
     elif fmt == "csv":
         writer = csv.writer(sys.stdout)
         writer.writerow(["NPN", "Kind", "ProfileKey", "Name"])
         writer.writerows([safe_cell(c) for c in row] for row in data)
     else:
-        out(table(["NPN", "KIND", "PROFILE KEY", "NAME"], data) if data
-            else f"the roster of {name} is empty")
+        out(
+            table(["NPN", "KIND", "PROFILE KEY", "NAME"], data)
+            if data
+            else f"the roster of {name} is empty"
+        )
     return OK
 
 
@@ -146,22 +156,38 @@ def _check(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -
             writer.writerows([safe_cell(row[c]) for c in COLUMNS] for row in findings)
     fmt = args.format or ("table" if sys.stdout.isatty() else "json")
     if fmt == "json":
-        out(json.dumps({"check": {"id": check.id, "env": name, "today": check.today,
-                                  "days": check.days, "state": check.state,
-                                  "producers": check.total, "read": check.read,
-                                  "failed": check.failed},
-                        "findings": [{c: row[c] for c in COLUMNS} for row in findings]},
-                       indent=2))
+        out(
+            json.dumps(
+                {
+                    "check": {
+                        "id": check.id,
+                        "env": name,
+                        "today": check.today,
+                        "days": check.days,
+                        "state": check.state,
+                        "producers": check.total,
+                        "read": check.read,
+                        "failed": check.failed,
+                    },
+                    "findings": [{c: row[c] for c in COLUMNS} for row in findings],
+                },
+                indent=2,
+            )
+        )
     elif findings:
         out(table([c.upper() for c in COLUMNS], [[row[c] for c in COLUMNS] for row in findings]))
-    _say(f"check {check.id} of {name}: {check.read} of {check.total} producers read as of "
-         f"{check.today}, {len(findings)} finding{'s' * (len(findings) != 1)}")
+    _say(
+        f"check {check.id} of {name}: {check.read} of {check.total} producers read as of "
+        f"{check.today}, {len(findings)} finding{'s' * (len(findings) != 1)}"
+    )
     for npn, error in asyncio.run(db.call(WatchStore.failures, check.id, SHOWN_PROBLEMS)):
         _say(f"NPN {npn}: {error}")
     if outcome.unreachable or check.pending or check.failed:
         if check.pending:
-            _say(f"{check.pending} producers not read yet ({check.message}); "
-                 "run the check again to carry on")
+            _say(
+                f"{check.pending} producers not read yet ({check.message}); "
+                "run the check again to carry on"
+            )
         return UNREACHABLE
     return REFUSED if findings else OK
 
@@ -173,8 +199,9 @@ async def _run(db: WatchDb, name: str, env: Environment, today: date, settings):
     connection = await connect(env)
     progress = _Progress() if sys.stderr.isatty() else None
     try:
-        return await run_check(db, connection.client, name, today=today, settings=settings,
-                               on_progress=progress)
+        return await run_check(
+            db, connection.client, name, today=today, settings=settings, on_progress=progress
+        )
     finally:
         if progress is not None:
             progress.end()
@@ -195,8 +222,10 @@ class _Progress:
         if now - self._last < 0.2 and p.read + p.failed < p.total:
             return
         self._last = now
-        sys.stderr.write(f"\rchecking: {p.read + p.failed} of {p.total} read, {p.findings} "
-                         f"findings, {p.per_second:.0f}/s ")
+        sys.stderr.write(
+            f"\rchecking: {p.read + p.failed} of {p.total} read, {p.findings} "
+            f"findings, {p.per_second:.0f}/s "
+        )
         sys.stderr.flush()
 
     def end(self) -> None:

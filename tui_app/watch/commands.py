@@ -24,17 +24,25 @@ an unreadable answer; run check again: it carries on where it stopped), 130 inte
 
 def add_watch_parser(sub: argparse._SubParsersAction, positive) -> None:
     watch = sub.add_parser(
-        "watch", help="a roster of producers checked against the registry",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "watch",
+        help="a roster of producers checked against the registry",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = watch.add_subparsers(dest="watch_command", metavar="ACTION", required=True)
     add = actions.add_parser("add", help="add NPNs to the roster (typed, or from a file)")
     add.add_argument("npns", nargs="*", metavar="NPN")
-    add.add_argument("--file", help="CSV with an NPN column (optional ProfileKey), NDJSON, "
-                     "a saved export document (.json) or a folder of them")
+    add.add_argument(
+        "--file",
+        help="CSV with an NPN column (optional ProfileKey), NDJSON, "
+        "a saved export document (.json) or a folder of them",
+    )
     add.add_argument("--profile-key", help="the carrier's ProfileKey of the one NPN given")
-    add.add_argument("--demo", action="store_true",
-                     help="the embedded sandbox's demo roster (every kind of finding)")
+    add.add_argument(
+        "--demo",
+        action="store_true",
+        help="the embedded sandbox's demo roster (every kind of finding)",
+    )
     remove = actions.add_parser("remove", help="take NPNs off the roster")
     remove.add_argument("npns", nargs="+", metavar="NPN")
     listing = actions.add_parser("list", help="the roster")
@@ -44,15 +52,20 @@ def add_watch_parser(sub: argparse._SubParsersAction, positive) -> None:
                        "(default: the environment's watch_days, 60)")  # fmt: skip
     check.add_argument("--rate", type=float, help="requests per second at most (default: "
                        "the environment's watch_rate, 10; 0: no pacing)")  # fmt: skip
-    check.add_argument("--concurrency", type=positive, default=4,
-                       help="requests in flight at once (default 4)")
+    check.add_argument(
+        "--concurrency", type=positive, default=4, help="requests in flight at once (default 4)"
+    )
     check.add_argument("--today", type=date.fromisoformat,
                        help="judge licenses as of this date (default: today, or the "
                        "embedded sandbox's today)")  # fmt: skip
     check.add_argument("--report", help="write the findings to this CSV file")
     check.add_argument("--force", action="store_true", help="replace the --report file")
-    check.add_argument("--format", choices=("table", "json"),
-                       help="findings on stdout (default: table on a terminal, else json)")
+    check.add_argument(
+        "--format",
+        choices=("table", "json"),
+        help="findings on stdout (default: table on a terminal, else json)",
+    )
     for command in (add, remove, listing, check):
-        command.add_argument("--env", default=argparse.SUPPRESS,
-                             help="environment (default: the active one)")
+        command.add_argument(
+            "--env", default=argparse.SUPPRESS, help="environment (default: the active one)"
+        )

@@ -78,8 +78,13 @@ def _is(word: str | None, expected: str) -> bool:
 
 def _finding(kind: str, info: FullInfo, lic: StateLicense | None, text: str, tab: str):
     return Finding(
-        kind, info.Producer.Npn or 0, display_name(info), (lic.State or "") if lic else "",
-        (lic.LicenseNumber or "") if lic else "", text, tab,
+        kind,
+        info.Producer.Npn or 0,
+        display_name(info),
+        (lic.State or "") if lic else "",
+        (lic.LicenseNumber or "") if lic else "",
+        text,
+        tab,
     )
 
 
@@ -97,12 +102,26 @@ def expiring_licenses(info: FullInfo, today: date, days: int = DEFAULT_DAYS) -> 
         left = (expires - today).days
         where = f"{lic.State} license {lic.LicenseNumber or '(no number)'}"
         if left < 0:
-            found.append(_finding(EXPIRED, info, lic, f"{where} expired {_days(left)} ago, on "
-                                  f"{expires.isoformat()}.", "licenses"))
+            found.append(
+                _finding(
+                    EXPIRED,
+                    info,
+                    lic,
+                    f"{where} expired {_days(left)} ago, on {expires.isoformat()}.",
+                    "licenses",
+                )
+            )
         elif left <= days:
             when = "today" if left == 0 else f"in {_days(left)}"
-            found.append(_finding(EXPIRING, info, lic, f"{where} expires {when}, on "
-                                  f"{expires.isoformat()}.", "licenses"))
+            found.append(
+                _finding(
+                    EXPIRING,
+                    info,
+                    lic,
+                    f"{where} expires {when}, on {expires.isoformat()}.",
+                    "licenses",
+                )
+            )
     return found
 
 
@@ -119,9 +138,15 @@ def resident_inactive(info: FullInfo, today: date) -> list[Finding]:
             continue
         active = sum(_is(a.Status, "active") for a in lic.Appointments)
         still = f"; {active} appointment{'s' * (active != 1)} there still active" if active else ""
-        found.append(_finding(RESIDENT_INACTIVE, info, lic,
-                              f"The resident license in {lic.State} is inactive{still}.",
-                              "licenses"))
+        found.append(
+            _finding(
+                RESIDENT_INACTIVE,
+                info,
+                lic,
+                f"The resident license in {lic.State} is inactive{still}.",
+                "licenses",
+            )
+        )
     return found
 
 
@@ -132,24 +157,35 @@ def unlicensed_appointments(info: FullInfo, today: date) -> list[Finding]:
         live = _active(lic, today)
         lines = {
             key.strip().lower()
-            for loa in lic.LinesOfAuthority if _is(loa.Status, "active")
-            for key in (loa.Code, loa.Name) if key
+            for loa in lic.LinesOfAuthority
+            if _is(loa.Status, "active")
+            for key in (loa.Code, loa.Name)
+            if key
         }
         for appt in lic.Appointments:
             line = (appt.LineOfAuthority or "").strip()
             if not _is(appt.Status, "active") or (live and line.lower() in lines):
                 continue
-            why = "the license is not active" if not live else f"no active {line or 'line'} authority"
-            found.append(_finding(
-                UNLICENSED_APPOINTMENT, info, lic,
-                f"Appointment with {appt.CompanyName or 'a company'} ({line or 'no line'}) in "
-                f"{lic.State} is active, but {why}.", "appointments"))
+            why = (
+                "the license is not active" if not live else f"no active {line or 'line'} authority"
+            )
+            found.append(
+                _finding(
+                    UNLICENSED_APPOINTMENT,
+                    info,
+                    lic,
+                    f"Appointment with {appt.CompanyName or 'a company'} ({line or 'no line'}) in "
+                    f"{lic.State} is active, but {why}.",
+                    "appointments",
+                )
+            )
     return found
 
 
 def _action_key(state: str | None, action) -> str:
-    return "|".join(str(v or "") for v in (state, action.DateOfAction, action.Reason,
-                                            action.ReferenceNumber))
+    return "|".join(
+        str(v or "") for v in (state, action.DateOfAction, action.Reason, action.ReferenceNumber)
+    )
 
 
 def new_regulatory_actions(info: FullInfo, previous: Mapping[str, Any] | None) -> list[Finding]:
@@ -161,10 +197,16 @@ def new_regulatory_actions(info: FullInfo, previous: Mapping[str, Any] | None) -
             if _action_key(lic.State, action) in seen:
                 continue
             what = action.Disposition or "no disposition given"
-            found.append(_finding(
-                REGULATORY_ACTION, info, lic,
-                f"{action.Origin or 'A regulator'} acted on {action.DateOfAction or 'an unknown date'}"
-                f": {action.Reason or 'no reason given'} ({what}).", "actions"))
+            found.append(
+                _finding(
+                    REGULATORY_ACTION,
+                    info,
+                    lic,
+                    f"{action.Origin or 'A regulator'} acted on {action.DateOfAction or 'an unknown date'}"
+                    f": {action.Reason or 'no reason given'} ({what}).",
+                    "actions",
+                )
+            )
     return found
 
 
@@ -177,6 +219,7 @@ def profile_mismatches(
 ) -> list[Finding]:
     """Where the carrier's profile (its Demographic section, from an export) disagrees with
     the registry: the NPN it names, the name, the resident (domicile) state."""
+
     def say(text: str) -> Finding:
         return _finding(MISMATCH, info, None, f"Profile {profile_key}: {text}", "overview")
 
@@ -190,9 +233,14 @@ def profile_mismatches(
         found.append(say(f"names NPN {npn}, not {info.Producer.Npn}."))
     bio = info.Biographic
     if bio is not None:
-        pairs = [("firm name", profile.get("FirmName"), bio.FirmName)] if kind == "agency" else [
-            ("first name", profile.get("FirstName"), bio.FirstName),
-            ("last name", profile.get("LastName"), bio.LastName)]
+        pairs = (
+            [("firm name", profile.get("FirmName"), bio.FirmName)]
+            if kind == "agency"
+            else [
+                ("first name", profile.get("FirstName"), bio.FirstName),
+                ("last name", profile.get("LastName"), bio.LastName),
+            ]
+        )
         for what, theirs, ours in pairs:
             if theirs and ours and theirs.strip().lower() != ours.strip().lower():
                 found.append(say(f"{what} is {theirs}, the registry says {ours}."))
@@ -225,17 +273,21 @@ def snapshot(info: FullInfo) -> dict[str, Any]:
     licenses = {}
     for lic in _licenses(info):
         licenses[lic.State or ""] = {
-            "number": lic.LicenseNumber, "residency": lic.Residency, "active": lic.Active,
+            "number": lic.LicenseNumber,
+            "residency": lic.Residency,
+            "active": lic.Active,
             "expires": lic.ExpirationDate,
             "lines": {loa.Name or loa.Code or "": loa.Status for loa in lic.LinesOfAuthority},
-            "appointments": {f"{a.CompanyName} ({a.LineOfAuthority})": a.Status
-                             for a in lic.Appointments},
+            "appointments": {
+                f"{a.CompanyName} ({a.LineOfAuthority})": a.Status for a in lic.Appointments
+            },
         }
     return {
         "name": display_name(info),
         "licenses": licenses,
-        "actions": sorted(_action_key(lic.State, a) for lic in _licenses(info)
-                          for a in lic.RegulatoryActions),
+        "actions": sorted(
+            _action_key(lic.State, a) for lic in _licenses(info) for a in lic.RegulatoryActions
+        ),
     }
 
 
@@ -249,8 +301,9 @@ def changes(info: FullInfo, previous: Mapping[str, Any] | None) -> list[Finding]
 
     def say(state: str, text: str, tab: str) -> None:
         number = (now["licenses"].get(state) or previous["licenses"].get(state) or {}).get("number")
-        found.append(Finding(CHANGED, info.Producer.Npn or 0, now["name"], state, number or "",
-                             text, tab))
+        found.append(
+            Finding(CHANGED, info.Producer.Npn or 0, now["name"], state, number or "", text, tab)
+        )
 
     if previous.get("name") != now["name"]:
         say("", f"Name changed from {previous.get('name')} to {now['name']}.", "overview")
@@ -267,15 +320,21 @@ def changes(info: FullInfo, previous: Mapping[str, Any] | None) -> list[Finding]
             word = "active" if new["active"] else "inactive"
             say(state, f"The license in {state} is now {word}.", "licenses")
         if old["expires"] != new["expires"]:
-            say(state, f"The license in {state} now expires {new['expires']} "
-                f"(was {old['expires']}).", "licenses")
-        for field, tab, what in (("lines", "authority", "Line"),
-                                 ("appointments", "appointments", "Appointment")):
+            say(
+                state,
+                f"The license in {state} now expires {new['expires']} (was {old['expires']}).",
+                "licenses",
+            )
+        for field, tab, what in (
+            ("lines", "authority", "Line"),
+            ("appointments", "appointments", "Appointment"),
+        ):
             for key in sorted(set(old[field]) | set(new[field])):
                 was, now_ = old[field].get(key), new[field].get(key)
                 if was != now_:
-                    say(state, f"{what} {key} in {state}: {was or 'none'} -> {now_ or 'none'}.",
-                        tab)
+                    say(
+                        state, f"{what} {key} in {state}: {was or 'none'} -> {now_ or 'none'}.", tab
+                    )
     return found
 
 
@@ -291,8 +350,10 @@ def record_findings(
 ) -> list[Finding]:
     """Every finding of one record."""
     found = (
-        expiring_licenses(info, today, days) + resident_inactive(info, today)
-        + unlicensed_appointments(info, today) + new_regulatory_actions(info, previous)
+        expiring_licenses(info, today, days)
+        + resident_inactive(info, today)
+        + unlicensed_appointments(info, today)
+        + new_regulatory_actions(info, previous)
         + changes(info, previous)
     )
     if profile_key:

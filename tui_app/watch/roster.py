@@ -35,8 +35,12 @@ def npn_of(text: object, where: str) -> int:
     """An NPN (digits, no leading zero, fits int32), or :class:`RosterError` naming ``where``."""
     value = str(text if text is not None else "").strip()
     if not re.fullmatch(r"[1-9][0-9]{0,9}", value) or int(value) > NPN_MAX:
-        raise RosterError([f"{where}: {value or '(empty)'!s} is not an NPN (digits, no "
-                           "leading zero, at most 2147483647)"])
+        raise RosterError(
+            [
+                f"{where}: {value or '(empty)'!s} is not an NPN (digits, no "
+                "leading zero, at most 2147483647)"
+            ]
+        )
     return int(value)
 
 
@@ -68,8 +72,7 @@ def read_file(path: Path, limit: int = 20) -> list[Entry]:
     else:
         text = _text(path)
         first = next((line for line in text.splitlines() if line.strip()), "")
-        rows = (_ndjson_rows(path, text) if first.lstrip().startswith("{")
-                else _csv_rows(path, text))
+        rows = _ndjson_rows(path, text) if first.lstrip().startswith("{") else _csv_rows(path, text)
     entries, problems = [], []
     for where, row in rows:
         if isinstance(row, str):
@@ -138,12 +141,12 @@ def _export_rows(path: Path):
         yield "", f"{path}: not an export document (a JSON object with dataSets)"
         return
     sets = {ds.name: ds.records for ds in export.dataSets or [] if ds.records}
-    key = next((r.get("ProfileKey") for name in ("PersonalInfo", "Firm")
-                for r in sets.get(name, [])), None)
+    key = next(
+        (r.get("ProfileKey") for name in ("PersonalInfo", "Firm") for r in sets.get(name, [])), None
+    )
     demographic = (sets.get("Demographic") or [{}])[0]
     npn = demographic.get("NiprNumber") or demographic.get("Nipr")
     if npn is None:
         yield "", f"{path}: no NPN in the export (its Demographic data set names none)"
         return
     yield f"{path}: Demographic", {"npn": npn, "profileKey": key}
-

@@ -148,8 +148,7 @@ class WatchStore:
         try:
             private_folder(self.path.parent, ours=path is None)
             touch_private(self.path)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False,
-                                         isolation_level=None)
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._conn.row_factory = sqlite3.Row
             with self._lock:
                 self._conn.execute("PRAGMA journal_mode=WAL")
@@ -208,12 +207,16 @@ class WatchStore:
 
     def remove(self, env: str, npns: Iterable[int]) -> int:
         with self._tx() as conn:
-            return conn.executemany("DELETE FROM roster WHERE env = ? AND npn = ?",
-                                    [(env, n) for n in npns]).rowcount
+            return conn.executemany(
+                "DELETE FROM roster WHERE env = ? AND npn = ?", [(env, n) for n in npns]
+            ).rowcount
 
     def roster(self, env: str, limit: int = -1, offset: int = 0) -> list[RosterEntry]:
-        rows = self._query("SELECT npn, kind, profile_key, name FROM roster WHERE env = ?"
-                           " ORDER BY npn LIMIT ? OFFSET ?", (env, limit, offset))
+        rows = self._query(
+            "SELECT npn, kind, profile_key, name FROM roster WHERE env = ?"
+            " ORDER BY npn LIMIT ? OFFSET ?",
+            (env, limit, offset),
+        )
         return [RosterEntry(*row) for row in rows]
 
     def roster_size(self, env: str) -> int:
@@ -235,41 +238,62 @@ class WatchStore:
             total = conn.execute("SELECT count(*) FROM roster WHERE env = ?", (env,)).fetchone()[0]
             cur = conn.execute(
                 "INSERT INTO checks (env, state, today, days, total, started_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)", (env, RUNNING, today, days, total, _now()))
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (env, RUNNING, today, days, total, _now()),
+            )
             check_id: int = cur.lastrowid  # type: ignore[assignment]  # an INSERT's is never None
-            conn.execute("INSERT INTO check_items SELECT ?, npn, ?, NULL FROM roster WHERE env = ?",
-                         (check_id, PENDING, env))
+            conn.execute(
+                "INSERT INTO check_items SELECT ?, npn, ?, NULL FROM roster WHERE env = ?",
+                (check_id, PENDING, env),
+            )
         return self.check(check_id)
 
     def check(self, check_id: int) -> Check:
         row = self._query("SELECT * FROM checks WHERE id = ?", (check_id,))[0]
         counts: dict[str, int] = {
-            state: n for state, n in self._query(
+            state: n
+            for state, n in self._query(
                 "SELECT state, count(*) FROM check_items WHERE check_id = ? GROUP BY state",
-                (check_id,))
+                (check_id,),
+            )
         }
-        return Check(row["id"], row["env"], row["state"], row["today"], row["days"],
-                     row["total"], counts.get(READ, 0), counts.get(FAILED, 0), row["message"],
-                     row["started_at"], row["finished_at"])
+        return Check(
+            row["id"],
+            row["env"],
+            row["state"],
+            row["today"],
+            row["days"],
+            row["total"],
+            counts.get(READ, 0),
+            counts.get(FAILED, 0),
+            row["message"],
+            row["started_at"],
+            row["finished_at"],
+        )
 
     def checks(self, env: str, limit: int = 10) -> list[Check]:
         """The environment's last checks, newest first."""
-        ids = self._query("SELECT id FROM checks WHERE env = ? ORDER BY id DESC LIMIT ?",
-                          (env, limit))
+        ids = self._query(
+            "SELECT id FROM checks WHERE env = ? ORDER BY id DESC LIMIT ?", (env, limit)
+        )
         return [self.check(row[0]) for row in ids]
 
     def set_state(self, check_id: int, state: str, message: str | None = None) -> None:
         finished = _now() if state == DONE else None
         with self._tx() as conn:
-            conn.execute("UPDATE checks SET state = ?, message = ?, finished_at = ? WHERE id = ?",
-                         (state, message, finished, check_id))
+            conn.execute(
+                "UPDATE checks SET state = ?, message = ?, finished_at = ? WHERE id = ?",
+                (state, message, finished, check_id),
+            )
 
     def pending(self, check_id: int, env: str) -> list[RosterEntry]:
         """Items of the check still to read, with what the roster knows of them."""
         rows = self._query(
             "SELECT i.npn, r.kind, r.profile_key, r.name FROM check_items i"
             " LEFT JOIN roster r ON r.env = ? AND r.npn = i.npn"
-            " WHERE i.check_id = ? AND i.state = ? ORDER BY i.npn", (env, check_id, PENDING))
+            " WHERE i.check_id = ? AND i.state = ? ORDER BY i.npn",
+            (env, check_id, PENDING),
+        )
         return [RosterEntry(*row) for row in rows]
 
     def previous_snapshot(self, env: str, npn: int) -> dict[str, Any] | None:
@@ -291,32 +315,58 @@ class WatchStore:
             conn.executemany(
                 "INSERT INTO findings (check_id, rank, kind, severity, npn, name, state,"
                 " license, text, tab, record_kind) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                [(check_id, _RANK[f.kind], f.kind, f.severity, f.npn, f.name, f.state, f.license,
-                  f.text, f.tab, kind) for f in findings])
+                [
+                    (
+                        check_id,
+                        _RANK[f.kind],
+                        f.kind,
+                        f.severity,
+                        f.npn,
+                        f.name,
+                        f.state,
+                        f.license,
+                        f.text,
+                        f.tab,
+                        kind,
+                    )
+                    for f in findings
+                ],
+            )
             if snapshot is not None:
                 conn.execute(
                     "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)",
-                    (env, npn, check_id, json.dumps(snapshot, separators=(",", ":"))))
-                conn.execute("UPDATE roster SET kind = ?, name = ? WHERE env = ? AND npn = ?",
-                             (kind, snapshot.get("name"), env, npn))
-            conn.execute("UPDATE check_items SET state = ?, error = NULL"
-                         " WHERE check_id = ? AND npn = ?", (READ, check_id, npn))
+                    (env, npn, check_id, json.dumps(snapshot, separators=(",", ":"))),
+                )
+                conn.execute(
+                    "UPDATE roster SET kind = ?, name = ? WHERE env = ? AND npn = ?",
+                    (kind, snapshot.get("name"), env, npn),
+                )
+            conn.execute(
+                "UPDATE check_items SET state = ?, error = NULL WHERE check_id = ? AND npn = ?",
+                (READ, check_id, npn),
+            )
 
     def record_failed(self, check_id: int, npn: int, error: str) -> None:
         """A record that could not be read (an answer that is no record): not retried."""
         with self._tx() as conn:
-            conn.execute("UPDATE check_items SET state = ?, error = ? WHERE check_id = ? AND npn = ?",
-                         (FAILED, error, check_id, npn))
+            conn.execute(
+                "UPDATE check_items SET state = ?, error = ? WHERE check_id = ? AND npn = ?",
+                (FAILED, error, check_id, npn),
+            )
 
     def failures(self, check_id: int, limit: int = 20) -> list[tuple[int, str]]:
-        rows = self._query("SELECT npn, error FROM check_items WHERE check_id = ? AND state = ?"
-                           " ORDER BY npn LIMIT ?", (check_id, FAILED, limit))
+        rows = self._query(
+            "SELECT npn, error FROM check_items WHERE check_id = ? AND state = ?"
+            " ORDER BY npn LIMIT ?",
+            (check_id, FAILED, limit),
+        )
         return [(row[0], row[1]) for row in rows]
 
     # --- findings -------------------------------------------------------------------------
 
-    def _where(self, check_id: int, kinds: Sequence[str] | None,
-               severities: Sequence[str] | None) -> tuple[str, list[Any]]:
+    def _where(
+        self, check_id: int, kinds: Sequence[str] | None, severities: Sequence[str] | None
+    ) -> tuple[str, list[Any]]:
         sql, params = "check_id = ?", list[Any]([check_id])
         if kinds:
             sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
@@ -342,11 +392,17 @@ class WatchStore:
         rows = self._query(
             "SELECT kind, severity, npn, name, state, license, text, tab, record_kind"
             f" FROM findings WHERE {where} ORDER BY {SORTS[sort]} LIMIT ? OFFSET ?",
-            (*params, limit, offset))
+            (*params, limit, offset),
+        )
         return [dict(row) for row in rows]
 
-    def count_findings(self, check_id: int, *, kinds: Sequence[str] | None = None,
-                       severities: Sequence[str] | None = None) -> int:
+    def count_findings(
+        self,
+        check_id: int,
+        *,
+        kinds: Sequence[str] | None = None,
+        severities: Sequence[str] | None = None,
+    ) -> int:
         where, params = self._where(check_id, kinds, severities)
         return self._query(f"SELECT count(*) FROM findings WHERE {where}", params)[0][0]
 
@@ -357,7 +413,8 @@ class WatchStore:
         rows = self._query(
             "SELECT check_id, kind, count(*) FROM findings"
             f" WHERE check_id IN ({', '.join('?' * len(check_ids))}) GROUP BY check_id, kind",
-            list(check_ids))
+            list(check_ids),
+        )
         out: dict[int, dict[str, int]] = {i: {} for i in check_ids}
         for check_id, kind, n in rows:
             out[check_id][kind] = n

@@ -321,8 +321,13 @@ def xml_problems(
             for key, child in item.items():
                 name = f"{where}.{key}" if where else str(key)
                 if not isinstance(key, str) or not _NAME.fullmatch(key):
-                    found.append((name, "is not a valid XML element name (letters, digits, "
-                                  "_ - . ; not starting with a digit)"))
+                    found.append(
+                        (
+                            name,
+                            "is not a valid XML element name (letters, digits, "
+                            "_ - . ; not starting with a digit)",
+                        )
+                    )
                 stack.append((child, name, depth + 1))
         else:
             stack.extend((child, f"{where}[{i}]", depth + 1) for i, child in enumerate(item))

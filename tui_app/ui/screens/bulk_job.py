@@ -90,8 +90,9 @@ class BulkJobScreen(OfProducerApp, Screen):
         ),  # fmt: skip
         Binding("i", "filter('invalid')", "Invalid only", id="bulk.show_invalid", show=False),
         Binding("u", "filter('unknown')", "Unknown only", id="bulk.show_unknown", show=False),
-        Binding("s", "filter('superseded')", "Superseded only", id="bulk.show_superseded",
-                show=False),  # fmt: skip
+        Binding(
+            "s", "filter('superseded')", "Superseded only", id="bulk.show_superseded", show=False
+        ),  # fmt: skip
     ]
 
     def __init__(self, control: JobControl, seen: Attached) -> None:

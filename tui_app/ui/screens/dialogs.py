@@ -83,8 +83,10 @@ class SecretScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog"):
             yield Label(self.question, classes="dialog-text")
             yield Input(id="secret-input", password=True, placeholder="paste it here")
-            yield Static("Enter uses it until you quit (it is not saved); Esc goes on "
-                         "without it.", classes="hint")
+            yield Static(
+                "Enter uses it until you quit (it is not saved); Esc goes on without it.",
+                classes="hint",
+            )
 
     @on(Input.Submitted)
     def _accept(self, event: Input.Submitted) -> None:

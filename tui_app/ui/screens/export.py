@@ -136,8 +136,11 @@ class ExportScreen(AreaScreen):
         request = model(profileKey=key or None, dataSets=names or None)
         found = warnings(model, request)
         if found:
-            self.notify("; ".join(f"{path}: {message}" for path, message in found),
-                        title="Sent with warnings", severity="warning")
+            self.notify(
+                "; ".join(f"{path}: {message}" for path, message in found),
+                title="Sent with warnings",
+                severity="warning",
+            )
         self.query_one("#export-info", Static).update(f"Fetching {self.kind} {key}…")
         self.fetch(self.kind, request)
 
@@ -160,7 +163,8 @@ class ExportScreen(AreaScreen):
         self.tree.show(f"{kind} {key}", data_sets)
         self.query_one("#export-info", Static).update(
             f"{len(data_sets)} data sets, {total} records. Enter opens a data set "
-            f"({PAGE} records at a time); F6 saves, F7 edits the profile.")
+            f"({PAGE} records at a time); F6 saves, F7 edits the profile."
+        )
         self.query_one("#export-detail", Static).update("")
 
     # --- browsing ---
@@ -190,9 +194,12 @@ class ExportScreen(AreaScreen):
         if self.result is None or self.fetched is None:
             self.notify("Fetch an export first (F5).", severity="warning")
             return
-        path = await self.app.push_screen_wait(PathScreen(
-            "Save the export as .json, or as .csv (one file per data set)",
-            f"export-{self.fetched[0]}-{self.fetched[1]}.json"))
+        path = await self.app.push_screen_wait(
+            PathScreen(
+                "Save the export as .json, or as .csv (one file per data set)",
+                f"export-{self.fetched[0]}-{self.fetched[1]}.json",
+            )
+        )
         if path is None:
             return
         try:
@@ -203,8 +210,11 @@ class ExportScreen(AreaScreen):
             return
         names = ", ".join(p.name for p in written[:3]) + (", …" if len(written) > 3 else "")
         empty = [ds.name for ds in self.result.dataSets or [] if not ds.records]
-        skipped = (f" No file for the empty data sets: {', '.join(empty)}."
-                   if empty and path.suffix.lower() == ".csv" else "")
+        skipped = (
+            f" No file for the empty data sets: {', '.join(empty)}."
+            if empty and path.suffix.lower() == ".csv"
+            else ""
+        )
         self.notify(f"Saved {len(written)} file(s) in {path.parent}: {names}.{skipped}")
 
     @on(Button.Pressed, "#export-edit")
@@ -216,9 +226,12 @@ class ExportScreen(AreaScreen):
         typed = self.query_one("#export-key", Input).value.strip()
         if (self.kind, typed) != (kind, key):
             # The fields name another profile than the one fetched: say which F7 means.
-            self.notify(f"F7 edits the profile fetched ({kind} {key}); the fields now say "
-                        f"{self.kind} {typed or '(no key)'}: fetch it first (F5).",
-                        title="Not opened", severity="warning")
+            self.notify(
+                f"F7 edits the profile fetched ({kind} {key}); the fields now say "
+                f"{self.kind} {typed or '(no key)'}: fetch it first (F5).",
+                title="Not opened",
+                severity="warning",
+            )
             return
         await self.app.switch_mode("profiles")
         self.app.screen.open_profile(kind, key)

@@ -42,11 +42,25 @@ def order_layout(ptype: str, ftype: str) -> dict[str, list[str]]:
     """The fields a filing needs most, first: agency fields for agencies, termination
     fields for terminations. Every other field follows under "more fields"."""
     if ptype == "A":
-        who = ["firmName", "residentStateText", "officerTitle", "firstName", "lastName",
-               "taxId", "niprNoReq"]
+        who = [
+            "firmName",
+            "residentStateText",
+            "officerTitle",
+            "firstName",
+            "lastName",
+            "taxId",
+            "niprNoReq",
+        ]
     else:
-        who = ["firstName", "middleName", "lastName", "taxId", "dateOfBirth", "niprNoReq",
-               "residentStateYN"]
+        who = [
+            "firstName",
+            "middleName",
+            "lastName",
+            "taxId",
+            "dateOfBirth",
+            "niprNoReq",
+            "residentStateYN",
+        ]
     if ftype == "T":
         what = ["trm", "termReasonText", "termCauseYN", "dateEffective", "loa"]
     else:
@@ -128,16 +142,18 @@ class OrdersScreen(AreaScreen):
                     with VerticalScroll(id="order-result-box"):
                         yield Static(RESULT_HINT, id="order-result")
             with TabPane("Tracking", id="tracking"):
-                yield Input(placeholder="look up any order by its client order number ⏎",
-                            id="lookup")
+                yield Input(
+                    placeholder="look up any order by its client order number ⏎", id="lookup"
+                )
                 yield DataTable(id="tracked", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="tracked-detail-box"):
                     yield Static(DETAIL_HINT, id="tracked-detail")
 
     async def on_mount(self) -> None:
         table = self.query_one("#tracked", DataTable)
-        table.add_columns("Order", "Status", "State", "Filing", "Producer", "Applicant",
-                          "Fees", "Last checked")
+        table.add_columns(
+            "Order", "Status", "State", "Filing", "Producer", "Applicant", "Fees", "Last checked"
+        )
         await self._rebuild_form()
         self.set_interval(REFRESH_EVERY, self._tick)
         self.watch(self.app, "env_name", self._env_changed, init=False)
@@ -218,8 +234,9 @@ class OrdersScreen(AreaScreen):
         order = self.form.result()
         if order is None:
             self.form.focus_first_error()
-            self.notify("The order is not valid yet: correct the fields marked ✗.",
-                        severity="warning")
+            self.notify(
+                "The order is not valid yet: correct the fields marked ✗.", severity="warning"
+            )
             return
         self.submit_order(order)
 
@@ -230,9 +247,13 @@ class OrdersScreen(AreaScreen):
             client = await self.app.client()
             existed = await self._exists(client, num)
             if existed:
-                update = await self.app.push_screen_wait(ConfirmScreen(
-                    f"Order {num} already exists. Submitting it again UPDATES that order "
-                    "with what this form says. Update it?", yes="Update"))
+                update = await self.app.push_screen_wait(
+                    ConfirmScreen(
+                        f"Order {num} already exists. Submitting it again UPDATES that order "
+                        "with what this form says. Update it?",
+                        yes="Update",
+                    )
+                )
                 if not update:
                     self.notify(f"Order {num} was not changed.")
                     return
@@ -267,7 +288,8 @@ class OrdersScreen(AreaScreen):
     @work(exclusive=True, group="draft")
     async def action_save_draft(self) -> None:
         path = await self.app.push_screen_wait(
-            PathScreen("Save the draft as (.json or .xml)", "order-draft.json"))
+            PathScreen("Save the draft as (.json or .xml)", "order-draft.json")
+        )
         if path is None:
             return
         try:
@@ -281,7 +303,8 @@ class OrdersScreen(AreaScreen):
     @work(exclusive=True, group="draft")
     async def action_load_draft(self) -> None:
         path = await self.app.push_screen_wait(
-            PathScreen("Load a draft (.json or .xml)", "order-draft.json"))
+            PathScreen("Load a draft (.json or .xml)", "order-draft.json")
+        )
         if path is None:
             return
         try:
@@ -334,10 +357,16 @@ class OrdersScreen(AreaScreen):
         for o in self.book.orders(self.app.env_name):
             status = Text(o.status, style="bold" if o.final else "")
             table.add_row(
-                Text(o.client_order_num), status, Text(o.juris),
+                Text(o.client_order_num),
+                status,
+                Text(o.juris),
                 Text("termination" if o.ftype == "T" else "appointment"),
-                Text("agency" if o.ptype == "A" else "individual"), Text(o.applicant),
-                Text(f"${o.total_fee:.2f}"), Text(o.checked_at), key=o.client_order_num)
+                Text("agency" if o.ptype == "A" else "individual"),
+                Text(o.applicant),
+                Text(f"${o.total_fee:.2f}"),
+                Text(o.checked_at),
+                key=o.client_order_num,
+            )
         if table.row_count:
             table.move_cursor(row=min(selected, table.row_count - 1))
 

@@ -128,9 +128,12 @@ class ProfilesScreen(AreaScreen):
     async def _may_replace(self) -> bool:
         if not self._dirty():
             return True
-        return await self.app.push_screen_wait(ConfirmScreen(
-            "This profile has changes that are neither imported nor saved. Discard them?",
-            yes="Discard"))
+        return await self.app.push_screen_wait(
+            ConfirmScreen(
+                "This profile has changes that are neither imported nor saved. Discard them?",
+                yes="Discard",
+            )
+        )
 
     @on(Select.Changed, "#profile-kind")
     async def _kind_changed(self, event: Select.Changed) -> None:
@@ -178,8 +181,9 @@ class ProfilesScreen(AreaScreen):
         record = self.editor.xml_record()
         if record is None:
             self.editor.focus_first_error()
-            self.notify("The profile is not valid yet: correct the fields marked ✗.",
-                        severity="warning")
+            self.notify(
+                "The profile is not valid yet: correct the fields marked ✗.", severity="warning"
+            )
         return record
 
     @on(Button.Pressed, "#profile-preview")
@@ -194,14 +198,15 @@ class ProfilesScreen(AreaScreen):
             reveal = self.app.reveal_pii
             data = self.preview.model_dump(mode="json", exclude_none=True)
             text.append("\nThe XML document to send", style="bold")
-            text.append("\nindented here for reading" + (
-                "" if reveal else "; SSN, TIN and birth date masked (Ctrl+R reveals)"),
-                style="italic")
+            text.append(
+                "\nindented here for reading"
+                + ("" if reveal else "; SSN, TIN and birth date masked (Ctrl+R reveals)"),
+                style="italic",
+            )
             document = profile_xml(self.preview.kind, mask_tree(data, reveal))
             text.append("\n" + readable_xml(document))
         if dropped:
-            text.append("\nNot part of the XML document, so an import leaves out: ",
-                        style="bold")
+            text.append("\nNot part of the XML document, so an import leaves out: ", style="bold")
             text.append(", ".join(dropped) + " (an .ndjson line keeps them)\n")
         self.query_one("#profile-xml", Static).update(text)
 
@@ -215,12 +220,14 @@ class ProfilesScreen(AreaScreen):
 
     @work(exclusive=True, group="profile-import")
     async def import_profile(self, record: Record, dropped: list[str]) -> None:
-        if dropped and not await self.app.push_screen_wait(ConfirmScreen(
-            f"The XML import cannot carry {len(dropped)} value(s) of this profile: "
-            f"{', '.join(dropped)}. The service replaces those sections without them. "
-            "Import anyway? (F6 saves an .ndjson bulk line, which keeps them.)",
-            yes="Import",
-        )):
+        if dropped and not await self.app.push_screen_wait(
+            ConfirmScreen(
+                f"The XML import cannot carry {len(dropped)} value(s) of this profile: "
+                f"{', '.join(dropped)}. The service replaces those sections without them. "
+                "Import anyway? (F6 saves an .ndjson bulk line, which keeps them.)",
+                yes="Import",
+            )
+        ):
             self.notify("Not imported.")
             return
         editor = self.editor
@@ -242,8 +249,11 @@ class ProfilesScreen(AreaScreen):
             self.notify(result.Message or f"{record.kind.title()} profile imported.")
         else:
             editor.focus_first_error()
-            self.notify(result.Message or "The service did not import the profile.",
-                        title="Not imported", severity="error")
+            self.notify(
+                result.Message or "The service did not import the profile.",
+                title="Not imported",
+                severity="error",
+            )
 
     # --- open, new ---
 
@@ -265,7 +275,8 @@ class ProfilesScreen(AreaScreen):
         try:
             client = await self.app.client()
             export = await getattr(client, f"export_{kind}")(
-                {"profileKey": key, "dataSets": list(PROFILE_DATA_SETS[kind])})
+                {"profileKey": key, "dataSets": list(PROFILE_DATA_SETS[kind])}
+            )
             record = record_from_data_sets(kind, export.dataSets or [])
         except ClientError as exc:
             self.notify(exc.message, title="Cannot open the profile", severity="error")
@@ -274,8 +285,11 @@ class ProfilesScreen(AreaScreen):
             self.notify(str(exc), title="The export does not make a profile", severity="error")
             return
         if identity and record.identity[1] != identity:
-            self.notify(f"The {kind} profile {key} has another {record.id_field}.",
-                        title="Not opened", severity="warning")
+            self.notify(
+                f"The {kind} profile {key} has another {record.id_field}.",
+                title="Not opened",
+                severity="warning",
+            )
             return
         await self.show_profile(kind, record.model_dump(mode="json", exclude_none=True))
         self.notify(f"Opened {kind} profile {key}.")
@@ -295,9 +309,12 @@ class ProfilesScreen(AreaScreen):
     @on(Button.Pressed, "#profile-save")
     @work(exclusive=True, group="profile-file")
     async def action_save(self) -> None:
-        path = await self.app.push_screen_wait(PathScreen(
-            "Save the profile as .xml, or as .ndjson (one bulk import line)",
-            self._default_path()))
+        path = await self.app.push_screen_wait(
+            PathScreen(
+                "Save the profile as .xml, or as .ndjson (one bulk import line)",
+                self._default_path(),
+            )
+        )
         if path is None:
             return
         editor = self.editor
@@ -313,9 +330,11 @@ class ProfilesScreen(AreaScreen):
             if record is None:
                 editor.place_errors(errors)
                 editor.focus_first_error()
-                self.notify("A bulk import line must be a valid record: "
-                            + "; ".join(map(str, errors[:4])),
-                            title="Not saved", severity="error")
+                self.notify(
+                    "A bulk import line must be a valid record: " + "; ".join(map(str, errors[:4])),
+                    title="Not saved",
+                    severity="error",
+                )
                 return
             content, note = profile_line(record), ""
         try:
@@ -329,8 +348,9 @@ class ProfilesScreen(AreaScreen):
     @on(Button.Pressed, "#profile-load")
     @work(exclusive=True, group="profile-file")
     async def action_load(self) -> None:
-        path = await self.app.push_screen_wait(PathScreen(
-            "Load a profile (.xml, or .ndjson: its first line)", self._default_path()))
+        path = await self.app.push_screen_wait(
+            PathScreen("Load a profile (.xml, or .ndjson: its first line)", self._default_path())
+        )
         if path is None:
             return
         try:

@@ -56,8 +56,9 @@ TABS = (
 )
 
 SHOWN: dict[type[BaseModel], frozenset[str]] = {
-    FullInfo: frozenset({"Producer", "Biographic", "Organization", "LastUpdated",
-                         "AddressInfo", "LicenseData"}),
+    FullInfo: frozenset(
+        {"Producer", "Biographic", "Organization", "LastUpdated", "AddressInfo", "LicenseData"}
+    ),
     ProducerBlock: frozenset({"Npn", "EntityType"}),
     BiographicBlock: frozenset(BiographicBlock.model_fields),
     Affiliation: frozenset(Affiliation.model_fields),
@@ -71,8 +72,9 @@ SHOWN: dict[type[BaseModel], frozenset[str]] = {
 }
 """Per model, the members the tabs show; everything else goes in the "More" tree."""
 
-_PII_LIKE = re.compile(r"(ssn|fein|tin|taxid|tax_id|socialsecurity|dateofbirth|birthdate|dob)$",
-                       re.IGNORECASE)
+_PII_LIKE = re.compile(
+    r"(ssn|fein|tin|taxid|tax_id|socialsecurity|dateofbirth|birthdate|dob)$", re.IGNORECASE
+)
 
 
 def _mask(name: str, value: Any, reveal: bool) -> Any:
@@ -84,8 +86,11 @@ def _mask(name: str, value: Any, reveal: bool) -> Any:
         return mask_value(name, value)
     if _PII_LIKE.search(name):
         lowered = name.lower()
-        return format_dob(str(value)) if "birth" in lowered or lowered.endswith("dob") else (
-            format_ssn(str(value)))
+        return (
+            format_dob(str(value))
+            if "birth" in lowered or lowered.endswith("dob")
+            else (format_ssn(str(value)))
+        )
     return value
 
 
@@ -246,8 +251,10 @@ class RecordScreen(OfProducerApp, Screen):
     def on_screen_resume(self) -> None:
         if self.env_left:
             self.app.pop_screen()
-            self.app.notify(f"The record of NPN {self.npn} was closed: it belonged to the "
-                            f"environment used before {self.env_left}.")
+            self.app.notify(
+                f"The record of NPN {self.npn} was closed: it belonged to the "
+                f"environment used before {self.env_left}."
+            )
 
     @work(exclusive=True, group="record")
     async def load(self) -> None:
@@ -378,7 +385,8 @@ class RecordScreen(OfProducerApp, Screen):
             )
         for lic in licenses:
             words, level = license_standing(
-                lic.Active, _us_date(lic.ExpirationDate), self.app.today)
+                lic.Active, _us_date(lic.ExpirationDate), self.app.today
+            )
             lines = ", ".join(loa.Name or loa.Code or "" for loa in lic.LinesOfAuthority)
             tables["licenses"].add_row(
                 *map(cell, (lic.State, lic.LicenseNumber, lic.LicenseClass, lic.Residency)),
@@ -443,9 +451,13 @@ class RecordScreen(OfProducerApp, Screen):
         tree = self.query_one("#more-tree", Tree)
         tree.clear()
         found = unshown_members(info)
-        tree.root.set_label(Text(
-            f"Members not shown in the other tabs: {len(found)}" if found
-            else "Every member of this record is shown in the other tabs"))
+        tree.root.set_label(
+            Text(
+                f"Members not shown in the other tabs: {len(found)}"
+                if found
+                else "Every member of this record is shown in the other tabs"
+            )
+        )
         for path, value in found:
             _add_node(tree.root, path, value, reveal)
         tree.root.expand_all()
@@ -481,8 +493,9 @@ def _add_node(parent: Any, name: str, value: Any, reveal: bool) -> None:
     elif isinstance(value, list):
         node = parent.add(Text(f"{name} ({len(value)} items)"), expand=True)
         for i, inner in enumerate(value):
-            _add_node(node, f"{key}[{i}]" if isinstance(inner, dict | list) else f"[{i}]",
-                      inner, reveal)
+            _add_node(
+                node, f"{key}[{i}]" if isinstance(inner, dict | list) else f"[{i}]", inner, reveal
+            )
     else:
         shown = _mask(key.split("[")[0], value, reveal)
         parent.add_leaf(Text(f"{name}: {'null' if shown is None else shown}"))

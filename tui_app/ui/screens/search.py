@@ -93,7 +93,8 @@ class SearchScreen(AreaScreen):
         self._clear_filter()
         self.query_one("#results", DataTable).clear(columns=True)
         self.query_one("#result-info", Static).update(
-            f"Environment changed to {self.app.env_name}: search again.")
+            f"Environment changed to {self.app.env_name}: search again."
+        )
 
     # --- the form follows the kind and the SearchType ---
 
@@ -153,7 +154,8 @@ class SearchScreen(AreaScreen):
             return
         if isinstance(request, FullRecordQuery):
             self.query_one("#result-info", Static).update(
-                "A firm search has no NPN field: opening the firm with GET /agency?Npn=.")
+                "A firm search has no NPN field: opening the firm with GET /agency?Npn=."
+            )
             self.open_record("agency", request.Npn)
             return
         self.query_one("#result-info", Static).update("Searching…")
@@ -293,8 +295,12 @@ class SearchScreen(AreaScreen):
     def _open_row(self, event: DataTable.RowSelected) -> None:
         npn = self.rows[int(event.row_key.value)][0]
         if npn is None:
-            self.notify("The service sent this hit without an NPN, so its record cannot be "
-                        "opened; search by another field.", title="Record", severity="warning")
+            self.notify(
+                "The service sent this hit without an NPN, so its record cannot be "
+                "opened; search by another field.",
+                title="Record",
+                severity="warning",
+            )
             return
         self.open_record(self.result_kind, npn)
 

@@ -33,8 +33,14 @@ HISTORY = 8
 """Checks the bars show."""
 REDRAW_EVERY = 0.2
 TEXT_WIDTH = 90
-COLUMNS = [("severity", "Severity"), ("kind", "Finding"), ("npn", "NPN"), ("name", "Name"),
-           ("state", "State"), ("text", "What")]  # the license number is in the text
+COLUMNS = [
+    ("severity", "Severity"),
+    ("kind", "Finding"),
+    ("npn", "NPN"),
+    ("name", "Name"),
+    ("state", "State"),
+    ("text", "What"),
+]  # the license number is in the text
 KIND_FILTERS = (None, *KINDS)
 SEVERITY_FILTERS = (None, *SEVERITIES)
 SORT_ORDERS = tuple(s for s in SORTS if s != "severity")
@@ -84,8 +90,10 @@ class WatchScreen(AreaScreen):
         with Horizontal(id="watch-head"):
             with Vertical(id="watch-left"):
                 yield Static("", id="watch-roster")
-                yield Input(placeholder="NPNs, or a CSV/NDJSON file or exports' folder; Enter",
-                            id="watch-add")
+                yield Input(
+                    placeholder="NPNs, or a CSV/NDJSON file or exports' folder; Enter",
+                    id="watch-add",
+                )
                 with Horizontal(id="watch-progress-line"):
                     yield ProgressBar(total=1, show_eta=False, id="watch-progress")
                     yield Static("", id="watch-status")
@@ -124,23 +132,31 @@ class WatchScreen(AreaScreen):
         said = f"Roster of {env}: {size:,} producer{'s' * (size != 1)}"
         if last is not None:
             found = sum(counts[last.id].values())
-            said += (f"\nCheck {last.id} ({last.state.lower()}) as of {last.today}: "
-                     f"{last.read:,} read, {found:,} finding{'s' * (found != 1)}")
+            said += (
+                f"\nCheck {last.id} ({last.state.lower()}) as of {last.today}: "
+                f"{last.read:,} read, {found:,} finding{'s' * (found != 1)}"
+            )
         self.query_one("#watch-roster", Static).update(said)
         self.query_one(WatchHistory).show([c.id for c in reversed(checks)], counts)
         if last is not None and self.progress is None:
             bar = self.query_one("#watch-progress", ProgressBar)
             bar.update(total=max(last.total, 1), progress=last.read + last.failed)
             self.query_one("#watch-status", Static).update(
-                f"{last.message}: F5 carries on" if last.state != "DONE" and last.message
-                else "F5 checks again")
+                f"{last.message}: F5 carries on"
+                if last.state != "DONE" and last.message
+                else "F5 checks again"
+            )
         self.check_id = last.id if last else None
         self._show_findings()
 
     def _show_findings(self) -> None:
         if self.check_id is None:
-            self.findings.show(Source(lambda after, limit: [], empty="No check yet: F5 "
-                                      "checks every producer on the roster."))
+            self.findings.show(
+                Source(
+                    lambda after, limit: [],
+                    empty="No check yet: F5 checks every producer on the roster.",
+                )
+            )
             return
         check, kinds = self.check_id, [self.kind] if self.kind else None
         severities = [self.severity] if self.severity else None
@@ -148,42 +164,71 @@ class WatchScreen(AreaScreen):
         self._shown = shown
 
         def fetch(after: int, limit: int) -> list[Row]:  # on the table's worker thread
-            rows = db.run_sync(WatchStore.findings, check, kinds=kinds, severities=severities,
-                               sort=sort, limit=limit, offset=after)
+            rows = db.run_sync(
+                WatchStore.findings,
+                check,
+                kinds=kinds,
+                severities=severities,
+                sort=sort,
+                limit=limit,
+                offset=after,
+            )
             out = []
             for i, row in enumerate(rows, after + 1):
                 shown[i] = row
-                text = row["text"] if len(row["text"]) <= TEXT_WIDTH else (
-                    row["text"][:TEXT_WIDTH - 1] + "…")
-                out.append((i, (row["severity"].upper(), KINDS[row["kind"]][1], str(row["npn"]),
-                                row["name"], row["state"], text)))
+                text = (
+                    row["text"]
+                    if len(row["text"]) <= TEXT_WIDTH
+                    else (row["text"][: TEXT_WIDTH - 1] + "…")
+                )
+                out.append(
+                    (
+                        i,
+                        (
+                            row["severity"].upper(),
+                            KINDS[row["kind"]][1],
+                            str(row["npn"]),
+                            row["name"],
+                            row["state"],
+                            text,
+                        ),
+                    )
+                )
             return out
 
         def count() -> int:
-            return db.run_sync(WatchStore.count_findings, check, kinds=kinds,
-                               severities=severities)
+            return db.run_sync(WatchStore.count_findings, check, kinds=kinds, severities=severities)
 
-        self.findings.show(Source(fetch, count, empty="No findings: nothing needs attention.",
-                                  label="findings"))
+        self.findings.show(
+            Source(fetch, count, empty="No findings: nothing needs attention.", label="findings")
+        )
 
     def _show_filters(self) -> None:
         kind = KINDS[self.kind][1] if self.kind else "all"
         self.query_one("#watch-filters", Static).update(
             f"k kind: {kind}  ·  s severity: {self.severity or 'all'}  ·  o sort: {self.sort}"
-            "  ·  Enter opens the record  ·  x unwatch  ·  n/p pages")
+            "  ·  Enter opens the record  ·  x unwatch  ·  n/p pages"
+        )
 
     def commands(self) -> Iterator[SystemCommand]:
-        yield SystemCommand("Watch: add NPNs", "Typed, pasted or from a file (F2)",
-                            self.action_focus_add)
-        yield SystemCommand("Watch: check now", "Read every record on the roster (F5)",
-                            self.action_check)
-        yield SystemCommand("Watch: stop the check", "It carries on at the next F5 (F6)",
-                            self.action_stop)
-        yield SystemCommand("Watch: add the demo roster", "The embedded sandbox's (F7)",
-                            self.action_demo)
+        yield SystemCommand(
+            "Watch: add NPNs", "Typed, pasted or from a file (F2)", self.action_focus_add
+        )
+        yield SystemCommand(
+            "Watch: check now", "Read every record on the roster (F5)", self.action_check
+        )
+        yield SystemCommand(
+            "Watch: stop the check", "It carries on at the next F5 (F6)", self.action_stop
+        )
+        yield SystemCommand(
+            "Watch: add the demo roster", "The embedded sandbox's (F7)", self.action_demo
+        )
         for what, key in (("kind", "k"), ("severity", "s"), ("sort", "o")):
-            yield SystemCommand(f"Watch: next {what}", f"Filter or sort the findings ({key})",
-                                lambda what=what: self.action_cycle(what))
+            yield SystemCommand(
+                f"Watch: next {what}",
+                f"Filter or sort the findings ({key})",
+                lambda what=what: self.action_cycle(what),
+            )
 
     # --- actions ---
 
@@ -246,8 +291,9 @@ class WatchScreen(AreaScreen):
     async def action_demo(self) -> None:
         connection = getattr(self.app, "connection", None)
         if connection is None or connection.sandbox is None:
-            self.notify("The demo roster is the embedded sandbox's.", title="Roster",
-                        severity="warning")
+            self.notify(
+                "The demo roster is the embedded sandbox's.", title="Roster", severity="warning"
+            )
             return
         npns = await asyncio.to_thread(connection.sandbox.registry.demo_roster)
         self.add_entries(" ".join(map(str, npns)))
@@ -268,14 +314,21 @@ class WatchScreen(AreaScreen):
         stop = self._stop = asyncio.Event()
         try:
             if await self.db.call(WatchStore.roster_size, self.app.env_name) == 0:
-                self.notify("The roster is empty: add NPNs first (F2).", title="Watch",
-                            severity="warning")
+                self.notify(
+                    "The roster is empty: add NPNs first (F2).", title="Watch", severity="warning"
+                )
                 return
             client = await self.app.client()
             settings = CheckSettings(days=env.watch_days, rate=env.watch_rate)
-            outcome = await run_check(self.db, client, self.app.env_name, today=self.app.today,
-                                      settings=settings, on_progress=self._on_progress,
-                                      stop=stop)
+            outcome = await run_check(
+                self.db,
+                client,
+                self.app.env_name,
+                today=self.app.today,
+                settings=settings,
+                on_progress=self._on_progress,
+                stop=stop,
+            )
         except (ClientError, StoreError) as exc:
             self.notify(str(exc), title="Check", severity="error")
             return
@@ -283,11 +336,17 @@ class WatchScreen(AreaScreen):
             self._stop = None
         check = outcome.check
         if outcome.unreachable:
-            self.notify(f"{outcome.unreachable}. F5 carries on later.", title="Check stopped",
-                        severity="error")
+            self.notify(
+                f"{outcome.unreachable}. F5 carries on later.",
+                title="Check stopped",
+                severity="error",
+            )
         else:
-            self.notify(f"{check.read:,} of {check.total:,} read, {outcome.findings:,} "
-                        f"finding{'s' * (outcome.findings != 1)}", title=f"Check {check.id}")
+            self.notify(
+                f"{check.read:,} of {check.total:,} read, {outcome.findings:,} "
+                f"finding{'s' * (outcome.findings != 1)}",
+                title=f"Check {check.id}",
+            )
         self.progress = None
         self.reload()
 
@@ -299,11 +358,13 @@ class WatchScreen(AreaScreen):
         if p is None or p is self._drawn:
             return
         self._drawn = p
-        self.query_one("#watch-progress", ProgressBar).update(total=max(p.total, 1),
-                                                               progress=p.read + p.failed)
+        self.query_one("#watch-progress", ProgressBar).update(
+            total=max(p.total, 1), progress=p.read + p.failed
+        )
         self.query_one("#watch-status", Static).update(
             f"Checking: {p.read + p.failed:,} of {p.total:,} read · {p.findings:,} findings · "
-            f"{p.per_second:,.0f}/s  (F6 stops)")
+            f"{p.per_second:,.0f}/s  (F6 stops)"
+        )
 
     # --- opening a finding ---
 

@@ -89,8 +89,10 @@ class ExportTree(Tree[Entry]):
             node.add_leaf(record_label(i, ds.records[i]), data=RecordEntry(ds, i))
         if end < len(ds.records):
             more = len(ds.records) - end
-            node.add_leaf(Text(f"… {more} more (Enter shows {min(PAGE, more)})",
-                               style="italic"), data=MoreEntry(ds, end))
+            node.add_leaf(
+                Text(f"… {more} more (Enter shows {min(PAGE, more)})", style="italic"),
+                data=MoreEntry(ds, end),
+            )
         # The lines moved under the cursor without it moving: say what it is on now.
         if self.cursor_node is not None:
             self.post_message(Tree.NodeHighlighted(self.cursor_node))

@@ -84,7 +84,10 @@ class ModelForm(VerticalScroll, can_focus=False):
         self.context = context
         self.open_groups = set(open_groups)
         self.specs = describe(
-            model, list(fields) if fields else None, required=required, layout=layout,
+            model,
+            list(fields) if fields else None,
+            required=required,
+            layout=layout,
             exclude=frozenset(exclude),
         )
         self.inputs = {spec.path: spec for spec in flatten(self.specs)}
@@ -99,10 +102,10 @@ class ModelForm(VerticalScroll, can_focus=False):
     def on_mount(self) -> None:
         # Looked up once: a keystroke repaints errors, and forms have up to ~80 fields.
         self._controls = {path: self.query_one("#" + widget_id(path)) for path in self.inputs}
-        self._boxes = {path: self.query_one("#" + widget_id(path) + "-box")
-                       for path in self.inputs}
-        self._error_lines = {path: self.query_one("#" + widget_id(path) + "-error", Static)
-                             for path in self.inputs}
+        self._boxes = {path: self.query_one("#" + widget_id(path) + "-box") for path in self.inputs}
+        self._error_lines = {
+            path: self.query_one("#" + widget_id(path) + "-error", Static) for path in self.inputs
+        }
         self._shown: dict[str, str] = {}
         # Personal data typed or loaded into the form is masked like everywhere else.
         if hasattr(self.app, "reveal_pii"):
@@ -146,14 +149,19 @@ class ModelForm(VerticalScroll, can_focus=False):
                 if spec.kind == "choice":
                     yield Select(
                         list(zip(spec.labels or spec.choices, spec.choices, strict=True)),
-                        compact=True, id=wid, allow_blank=True,
+                        compact=True,
+                        id=wid,
+                        allow_blank=True,
                         prompt="choose…" if spec.required else "(none)",
                     )
                 else:
                     yield Input(
-                        id=wid, compact=True, placeholder=spec.hint,
+                        id=wid,
+                        compact=True,
+                        placeholder=spec.hint,
                         type="integer" if spec.kind == "int" else "text",
-                        password=pii, classes="pii" if pii else None,
+                        password=pii,
+                        classes="pii" if pii else None,
                         tooltip=spec.hint or None,
                         # Tab into a field puts the cursor at its end: selecting it all
                         # made the first key typed erase what was there.

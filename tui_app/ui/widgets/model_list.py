@@ -96,8 +96,7 @@ class ModelList(Vertical):
         for err in errors:
             found = _ITEM.fullmatch(err.path)
             if found and int(found[1]) < len(forms):
-                per_item.setdefault(int(found[1]), []).append(
-                    FieldError(found[2], err.message))
+                per_item.setdefault(int(found[1]), []).append(FieldError(found[2], err.message))
             else:
                 rest.append(err)
         for i, form in enumerate(forms):

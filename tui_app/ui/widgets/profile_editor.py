@@ -56,7 +56,9 @@ class ProfileEditor(Vertical):
         self.contacts = None
         if kind == "agency":
             self.contacts = ModelList(
-                AgencyContact, item_name="Contact", id="contacts",
+                AgencyContact,
+                item_name="Contact",
+                id="contacts",
                 hint="F8 adds a contact; F9 removes the one you are in.",
             )
             # A group among the form's own, in the record's order, scrolling with them.
@@ -135,7 +137,8 @@ class ProfileEditor(Vertical):
         rest = self.form.unmatched_errors()
         if self.contacts is not None:
             rest += self.contacts.show_errors(
-                FieldError(e.path.removeprefix("Contacts"), e.message) for e in listed)
+                FieldError(e.path.removeprefix("Contacts"), e.message) for e in listed
+            )
         self.mark_groups(rest)
 
     def mark_groups(self, errors: list[FieldError]) -> None:

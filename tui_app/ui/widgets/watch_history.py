@@ -26,8 +26,7 @@ def history_text(checks: Sequence[int], counts: Mapping[int, Mapping[str, int]])
     if not checks:
         return Text("No check yet: F5 checks the roster.", style="dim")
     n = len(checks)
-    text = Text(f"Findings by kind, last {n} check{'s' * (n != 1)} (oldest first)\n",
-                style="bold")
+    text = Text(f"Findings by kind, last {n} check{'s' * (n != 1)} (oldest first)\n", style="bold")
     width = max(len(title) for _, title in KINDS.values())
     for kind, (_, title) in KINDS.items():
         series = [counts.get(c, {}).get(kind, 0) for c in checks]
