@@ -10,7 +10,7 @@ import pytest
 
 from tui_app.ui.scenes import SCENES, SIZE
 
-AREA_SCENES = ["search-results", "orders-errors", "profiles", "bulk", "export", "settings"]
+AREA_SCENES = ["search-results", "orders-errors", "profiles", "bulk", "export", "settings", "watch"]
 """One scene of every area, for the small and plain terminals below."""
 SSH_SIZE = (80, 24)
 """The SSH default: side panels stack, tables keep NPN, name and state in view."""
