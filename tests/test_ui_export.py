@@ -52,7 +52,7 @@ async def test_fetch_and_browse_records_with_personal_data_masked(ui_app):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_export(app, pilot)
         await fetch(app, pilot)
-        labels = node_labels(screen.tree.root)
+        labels = node_labels(screen.data_tree.root)
         assert len(labels) == len(AGENT_DATA_SETS)
         assert "Address  (2 records)" in labels and "Ce  (0 records)" in labels
         assert "License  (2 records)" in labels  # joined from the registry by NPN
@@ -60,12 +60,12 @@ async def test_fetch_and_browse_records_with_personal_data_masked(ui_app):
         # Open PersonalInfo and look at its record: the SSN stays masked.
         await pilot.press("f4")
         personal = next(
-            n for n in screen.tree.root.children if n.data.data_set.name == "PersonalInfo"
+            n for n in screen.data_tree.root.children if n.data.data_set.name == "PersonalInfo"
         )
-        screen.tree.move_cursor(personal)
+        screen.data_tree.move_cursor(personal)
         await pilot.press("enter", "down")
         await pilot.pause()
-        assert isinstance(screen.tree.cursor_node.data, RecordEntry)
+        assert isinstance(screen.data_tree.cursor_node.data, RecordEntry)
         detail = text_of(screen, "#export-detail")
         assert "PersonalInfo record 1" in detail and "***-**-1234" in detail
         assert "000121234" not in detail
@@ -94,7 +94,10 @@ async def test_data_sets_are_chosen_with_all_and_none_keys(ui_app):
         sets.select("Address")
         sets.select("Demographic")
         await fetch(app, pilot)
-        assert node_labels(screen.tree.root) == ["Address  (2 records)", "Demographic  (1 record)"]
+        assert node_labels(screen.data_tree.root) == [
+            "Address  (2 records)",
+            "Demographic  (1 record)",
+        ]
 
 
 async def test_agency_data_sets_follow_the_kind(ui_app):
@@ -133,10 +136,10 @@ async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):
         screen = await open_export(app, pilot, imported=False)
         screen.show_result("agent", "BIG", big)
         await pilot.pause()
-        [node] = screen.tree.root.children
+        [node] = screen.data_tree.root.children
         assert str(node.label) == "License  (25000 records)" and not node.children
-        screen.tree.focus()
-        screen.tree.move_cursor(node)
+        screen.data_tree.focus()
+        screen.data_tree.move_cursor(node)
         await pilot.press("enter")
         await pilot.pause()
         assert len(node.children) == PAGE + 1  # a page, not 25,000 nodes
@@ -144,11 +147,11 @@ async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):
         assert isinstance(more.data, MoreEntry)
         assert str(more.label) == f"… {25_000 - PAGE} more (Enter shows {PAGE})"
         assert str(node.children[0].label) == "1. CA · L0"  # no personal data in labels
-        screen.tree.move_cursor(more)
+        screen.data_tree.move_cursor(more)
         await pilot.press("enter")
         await pilot.pause()
         assert len(node.children) == 2 * PAGE + 1
-        assert screen.tree.cursor_node.data == RecordEntry(big.dataSets[0], PAGE)
+        assert screen.data_tree.cursor_node.data == RecordEntry(big.dataSets[0], PAGE)
         assert f"License record {PAGE + 1}" in text_of(screen, "#export-detail")
 
 
@@ -211,7 +214,7 @@ async def test_any_typed_data_set_name_is_sent_and_the_service_decides(ui_app):
         await pilot.press("f3")
         screen.query_one("#export-other", Input).value = "AgentAddressDataSet, Bogus"
         await fetch(app, pilot)
-        assert node_labels(screen.tree.root) == ["Address  (2 records)"]
+        assert node_labels(screen.data_tree.root) == ["Address  (2 records)"]
         notes = " ".join(n.message for n in shown(app))
         assert "dataSets[1]: 'Bogus' is not a data set the interface lists" in notes
         assert screen.result.model_extra["unknownDataSets"] == ["Bogus"]

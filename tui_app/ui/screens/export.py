@@ -84,7 +84,7 @@ class ExportScreen(AreaScreen):
         self.watch(self.app, "reveal_pii", self._show_detail, init=False)
 
     @property
-    def tree(self) -> ExportTree:
+    def data_tree(self) -> ExportTree:
         return self.query_one("#export-tree", ExportTree)
 
     @property
@@ -124,7 +124,7 @@ class ExportScreen(AreaScreen):
         self.sets.deselect_all()
 
     def action_browse(self) -> None:
-        self.tree.focus()
+        self.data_tree.focus()
 
     @on(Input.Submitted, "#export-key")
     @on(Button.Pressed, "#export-fetch")
@@ -160,7 +160,7 @@ class ExportScreen(AreaScreen):
         self.result, self.fetched = result, (kind, key)
         data_sets = result.dataSets or []
         total = sum(len(ds.records) for ds in data_sets)
-        self.tree.show(f"{kind} {key}", data_sets)
+        self.data_tree.show(f"{kind} {key}", data_sets)
         self.query_one("#export-info", Static).update(
             f"{len(data_sets)} data sets, {total} records. Enter opens a data set "
             f"({PAGE} records at a time); F6 saves, F7 edits the profile."
@@ -171,7 +171,7 @@ class ExportScreen(AreaScreen):
 
     @on(Tree.NodeHighlighted, "#export-tree")
     def _show_detail(self, _changed: object = None) -> None:
-        node = self.tree.cursor_node
+        node = self.data_tree.cursor_node
         entry = node.data if node is not None else None
         detail = self.query_one("#export-detail", Static)
         if isinstance(entry, RecordEntry):

@@ -64,7 +64,7 @@ class ModelList(Vertical):
         self._renumber()
         return form
 
-    async def remove(self, form: ModelForm) -> None:
+    async def remove_form(self, form: ModelForm) -> None:
         await self._holder(form).remove()
         self._renumber()
 

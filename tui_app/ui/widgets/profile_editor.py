@@ -116,7 +116,7 @@ class ProfileEditor(Vertical):
         """Remove the contact holding ``near`` (the focus), else the last one."""
         if self.contacts is None or not self.contacts.forms:
             return False
-        await self.contacts.remove(self.contacts.form_of(near) or self.contacts.forms[-1])
+        await self.contacts.remove_form(self.contacts.form_of(near) or self.contacts.forms[-1])
         return True
 
     # --- errors ---
