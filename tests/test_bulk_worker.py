@@ -20,6 +20,7 @@ from sandbox_server import serve
 
 from tui_app.bulk.journal import STOPPED, Journal, journal_path
 from tui_app.bulk.pipeline import DELAYS_VARIABLE
+from tui_app.bulk.worker import NICENESS
 from tui_app.cli import main
 from tui_app.config import data_dir
 
@@ -108,7 +109,11 @@ def test_a_killed_worker_is_seen_as_such_and_resume_loses_nothing(served, tmp_pa
     job_id = shell("submit", str(path), "--batch-size", "10", "--concurrency", "1").stdout.strip()
     with Journal() as journal:
         wait_for(lambda: journal.job(job_id).counts.completed >= 30)
-        os.kill(journal.job(job_id).worker_pid, signal.SIGKILL)
+        pid = journal.job(job_id).worker_pid
+        # Background work: the worker leaves the CPU to the terminal first.
+        ours = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + NICENESS, 19)
+        os.kill(pid, signal.SIGKILL)
         wait_for(lambda: not journal.is_running(job_id))
         left = journal.job(job_id).counts
     assert left.settled < 400
