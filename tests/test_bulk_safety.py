@@ -15,6 +15,7 @@ import pytest
 from bulk_support import FAST, agent, envelope, write_ndjson
 from sandbox_server import serve
 
+from tui_app.bulk import journal as journal_module
 from tui_app.bulk.journal import (
     COMPLETED,
     DONE,
@@ -314,6 +315,52 @@ async def test_the_hot_queries_read_through_their_indexes(journal, tmp_path):
     for index in ("lines_to_send", "lines_due", "lines_by_outcome", "lines_to_fix",
                   "lines_by_batch"):  # fmt: skip
         assert index in used, index
+
+
+def test_a_change_of_state_rewrites_only_the_indexes_that_find_lines_by_state(journal):
+    """Taking and settling a batch change each line's state: any index that names
+    ``state`` is rewritten for every line (a random-keyed clientRefId index among them
+    cost a third of the journal's time), so only the indexes made to find lines by
+    state may name it."""
+    rows = journal._conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'lines'"
+        " AND sql IS NOT NULL"
+    ).fetchall()
+    naming_state = {name for name, sql in rows if "state" in sql}
+    assert naming_state == {"lines_to_send", "lines_due", "lines_by_outcome", "lines_to_fix"}
+
+
+def test_a_version_2_journal_is_brought_up_to_date_keeping_its_jobs(tmp_path):
+    path = tmp_path / "old-journal.db"
+    old = sqlite3.connect(path, isolation_level=None)
+    for statement in [*journal_module.TABLES.split(";\n"), *journal_module.VERSION_2]:
+        old.execute(statement)
+    old.execute("PRAGMA user_version = 2")
+    old.execute("INSERT INTO jobs (id, env, path, size, mtime_ns, sha256, batch_size, state,"
+                " created_at, updated_at) VALUES ('0ld', 'e', '/f', 1, 1, 'x', 100, 'DONE', 'a', 'b')")  # fmt: skip
+    old.execute("INSERT INTO lines (job_id, line, byte_offset, crc, client_ref_id, state)"
+                " VALUES ('0ld', 1, 0, 0, 'ref-1', 'COMPLETED')")  # fmt: skip
+    old.close()
+    with Journal(path) as journal:
+        version = journal._conn.execute("PRAGMA user_version").fetchone()[0]
+        assert version == journal_module.SCHEMA_VERSION == 3
+        assert [line.client_ref_id for line in journal.lines("0ld")] == ["ref-1"]
+    with Journal(path) as journal:  # and opening it again changes nothing
+        assert journal.job("0ld").state == DONE
+
+
+async def test_a_repeated_client_ref_id_is_refused_across_chunks(journal, tmp_path):
+    """The clientRefId index is no longer unique: add_lines itself refuses a repeat,
+    also of a line recorded in an earlier chunk."""
+    first, again = envelope(agent("REP-1", 760_001)), envelope(agent("REP-2", 760_002))
+    again["clientRefId"] = first["clientRefId"]
+    path = write_ndjson(tmp_path / "rep.ndjson", [first, again])
+    job = create_job(journal, path, "test", 50)
+    journal.add_lines(job.id, [check(line)[0] for line in read_lines(path)][:1], done=False)
+    journal.add_lines(job.id, [check(line)[0] for line in read_lines(path)][1:], done=True)
+    states = [(line.state, line.errors) for line in journal.lines(job.id)]
+    assert states[0][0] == PENDING
+    assert states[1] == (INVALID, ["clientRefId: repeats line 1"])
 
 
 # --- sending: as written, or rebuilt in the bulk spelling ------------------------------
