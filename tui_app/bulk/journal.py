@@ -682,7 +682,8 @@ class Journal:
                         last[row.identity], states[row.number] = row.number, state
                 inserted.append(
                     (job_id, row.number, row.offset, row.crc, row.client_ref_id, row.profile_key,
-                     row.kind, state, json.dumps(errors), row.identity, row.length, row.send_as)
+                     row.kind, state, json.dumps(errors) if errors else "[]", row.identity,
+                     row.length, row.send_as)
                 )  # fmt: skip
             conn.executemany(
                 "INSERT INTO lines (job_id, line, byte_offset, crc, client_ref_id, profile_key,"
