@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -55,8 +56,9 @@ def test_it_lives_in_the_data_dir_in_wal_mode():
     assert journal_path() == data_dir() / "bulk-journal.db"
     with Journal() as journal:
         assert journal.path == journal_path()
-        mode = journal._query("PRAGMA journal_mode")[0][0]
-    assert mode == "wal"
+    # WAL is a property of the file: any connection to it says so.
+    with closing(sqlite3.connect(journal_path())) as other:
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_a_new_job_validates_first_and_is_found_by_a_unique_prefix(journal: Journal):
@@ -151,7 +153,7 @@ def test_a_line_set_pending_leaves_its_batch(journal: Journal):
     job_id = new_job(journal, lines=2)
     batch = journal.take_batch(job_id, 2, min_size=1, now=time.time())
     journal.settle(batch.id, "REJECTED", [LineUpdate(1, PENDING, 0), LineUpdate(2, FAILED, 1)])
-    rows = journal._query("SELECT line, state, batch_id FROM lines ORDER BY line")
+    rows = journal._db.query("SELECT line, state, batch_id FROM lines ORDER BY line")
     assert [tuple(r) for r in rows] == [(1, PENDING, None), (2, FAILED, batch.id)]
     assert journal.counts(job_id).sent == 0
     assert journal.batch_states(job_id) == {"REJECTED": 1, "uncertain": 0}

@@ -285,7 +285,7 @@ async def test_the_hot_queries_read_through_their_indexes(journal, tmp_path):
     path = write_ndjson(tmp_path / "plan.ndjson", records)
     job = create_job(journal, path, "test", 50)
     executed: list[str] = []
-    journal._conn.set_trace_callback(executed.append)
+    journal._db.conn.set_trace_callback(executed.append)
     urls = {g: f"http://fake/{g}" for g in ("search", "transaction", "import", "bulk", "export")}
     async with client(urls, Flaky()) as api:
         job = await run_job(journal, job.id, api, FAST)
@@ -297,12 +297,12 @@ async def test_the_hot_queries_read_through_their_indexes(journal, tmp_path):
     list(journal.lines(job.id, states=[FAILED], retryable=True, limit=100))
     journal.retry_retryable(job.id)
     journal.jobs()
-    journal._conn.set_trace_callback(None)
+    journal._db.conn.set_trace_callback(None)
 
     plans: dict[str, list[str]] = {}
     for sql in {s for s in executed if " lines" in s or "identities" in s}:
         if sql.startswith(("SELECT", "UPDATE", "INSERT", "WITH")):
-            rows = journal._conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
+            rows = journal._db.conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
             plans[sql] = [row[3] for row in rows]
     # A SCAN reads the whole table; a SEARCH on the primary key by job alone reads the
     # whole job (the first job's plan for take_batch, before its index was named).
@@ -322,7 +322,7 @@ def test_a_change_of_state_rewrites_only_the_indexes_that_find_lines_by_state(jo
     ``state`` is rewritten for every line (a random-keyed clientRefId index among them
     cost a third of the journal's time), so only the indexes made to find lines by
     state may name it."""
-    rows = journal._conn.execute(
+    rows = journal._db.conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'lines'"
         " AND sql IS NOT NULL"
     ).fetchall()
@@ -342,7 +342,7 @@ def test_a_version_2_journal_is_brought_up_to_date_keeping_its_jobs(tmp_path):
                 " VALUES ('0ld', 1, 0, 0, 'ref-1', 'COMPLETED')")  # fmt: skip
     old.close()
     with Journal(path) as journal:
-        version = journal._conn.execute("PRAGMA user_version").fetchone()[0]
+        version = journal._db.conn.execute("PRAGMA user_version").fetchone()[0]
         assert version == journal_module.SCHEMA_VERSION == 3
         assert [line.client_ref_id for line in journal.lines("0ld")] == ["ref-1"]
     with Journal(path) as journal:  # and opening it again changes nothing

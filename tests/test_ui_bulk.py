@@ -637,18 +637,25 @@ def test_paths_complete_from_the_folder(tmp_path, monkeypatch):
 async def test_no_journal_call_runs_on_the_event_loop(ui_app, tmp_path, monkeypatch):
     """Every read and write of the journal the Bulk area makes (listing, submitting,
     refreshing, a job's pages, line details) happens off the loop's thread."""
+    import sqlite3
     import threading
 
     on_loop: list[str] = []
-    for name in ("_query", "_tx"):
-        original = getattr(Journal, name)
+    connect = sqlite3.connect
 
-        def watched(self, *args, _original=original, _name=name, **kwargs):
-            if threading.current_thread() is threading.main_thread():
-                on_loop.append(_name)
-            return _original(self, *args, **kwargs)
+    def traced(database, *args, **kwargs):
+        conn = connect(database, *args, **kwargs)
+        if str(database).endswith("bulk-journal.db"):  # not the embedded sandbox's
+            conn.set_trace_callback(
+                lambda sql: (
+                    on_loop.append(sql)
+                    if threading.current_thread() is threading.main_thread()
+                    else None
+                )
+            )
+        return conn
 
-        monkeypatch.setattr(Journal, name, watched)
+    monkeypatch.setattr(sqlite3, "connect", traced)
     path = mixed_file(tmp_path)
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -671,7 +678,7 @@ async def test_lines_of_unknown_outcome_are_verified_from_the_details(ui_app, tm
         await submit_and_wait(app, pilot, screen, path)
         [job] = Journal().jobs()
         with Journal() as journal:  # as if the answers to their requests had been lost
-            journal._conn.execute("UPDATE lines SET state = 'UNKNOWN' WHERE job_id = ?",
+            journal._db.conn.execute("UPDATE lines SET state = 'UNKNOWN' WHERE job_id = ?",
                                   (job.id,))  # fmt: skip
         await pilot.press("f8")
         await settle(app, pilot)

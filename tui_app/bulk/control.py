@@ -8,19 +8,15 @@ are short and serialised, and the event loop never waits on SQLite or a lock fil
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from tui_app.bulk.journal import DONE, Job, Journal, LineOutcome
 from tui_app.bulk.pipeline import create_job
 from tui_app.bulk.report import Report, write_failed, write_report
 from tui_app.bulk.worker import Attached, look, spawn
-
-T = TypeVar("T")
+from tui_app.own_thread import OwnThread
 
 
 class JobControl:
@@ -28,31 +24,11 @@ class JobControl:
     first use (in the thread), so creating this costs nothing."""
 
     def __init__(self, journal_path: Path | None = None) -> None:
-        self._path = journal_path
-        self._journal: Journal | None = None
-        self._thread = ThreadPoolExecutor(1, "bulk-journal")
-
-    async def _call(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, functools.partial(call, *args, **kwargs))
-
-    def _open(self) -> Journal:
-        if self._journal is None:
-            self._journal = Journal(self._path)
-        return self._journal
-
-    async def _with_journal(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await self._call(lambda: call(self._open(), *args, **kwargs))
+        self._journal = OwnThread("bulk-journal", lambda: Journal(journal_path))
 
     def close(self) -> None:
         """Close the journal (blocking; at exit)."""
-        self._thread.submit(self._close).result()
-        self._thread.shutdown()
-
-    def _close(self) -> None:
-        if self._journal is not None:
-            self._journal.close()
-            self._journal = None
+        self._journal.close()
 
     # --- reading ---
 
@@ -63,10 +39,10 @@ class JobControl:
             return [Attached(job, job.state != DONE and journal.is_running(job.id))
                     for job in journal.jobs(env)]  # fmt: skip
 
-        return await self._with_journal(read)
+        return await self._journal.call(read)
 
     async def look(self, job_id: str) -> Attached:
-        return await self._with_journal(look, job_id)
+        return await self._journal.call(look, job_id)
 
     async def lines(
         self,
@@ -81,35 +57,35 @@ class JobControl:
             return list(journal.lines(job_id, states=states, retryable=retryable,
                                       after=after, limit=limit))  # fmt: skip
 
-        return await self._with_journal(read)
+        return await self._journal.call(read)
 
     def lines_now(self, job_id: str, **kwargs: Any) -> list[LineOutcome]:
         """:meth:`lines` for a caller already in a worker thread (a paged table's source)."""
-        return self._thread.submit(lambda: list(self._open().lines(job_id, **kwargs))).result()
+        return self._journal.call_sync(lambda journal: list(journal.lines(job_id, **kwargs)))
 
     def count_now(self, job_id: str, **kwargs: Any) -> int:
-        return self._thread.submit(lambda: self._open().count_lines(job_id, **kwargs)).result()
+        return self._journal.call_sync(Journal.count_lines, job_id, **kwargs)
 
     # --- steering ---
 
     async def submit(self, path: Path, env: str, max_bytes: int | None = None) -> Job:
         """Record a job for ``path`` and start its worker. Raises ``SourceError`` for a
         file that cannot be imported, ``WorkerFailed`` if the worker does not start."""
-        job = await self._with_journal(create_job, path, env, max_bytes=max_bytes)
+        job = await self._journal.call(create_job, path, env, max_bytes=max_bytes)
         await self.start(job.id)
         return job
 
     async def start(self, job_id: str) -> Path:
         """Start a worker for the job (its log's path). ``WorkerFailed``, ``OSError``."""
-        return await self._with_journal(spawn, job_id)
+        return await self._journal.call(spawn, job_id)
 
     async def stop(self, job_id: str) -> None:
-        await self._with_journal(Journal.request_stop, job_id)
+        await self._journal.call(Journal.request_stop, job_id)
 
     async def retry(self, job_id: str) -> int:
         """Put the job's retryable failures and unknown outcomes back to be sent and start
         a worker if there are any; how many."""
-        count = await self._with_journal(Journal.retry_retryable, job_id)
+        count = await self._journal.call(Journal.retry_retryable, job_id)
         if count:
             await self.start(job_id)
         return count
@@ -117,11 +93,11 @@ class JobControl:
     async def verify(self, job_id: str, client, on_progress=None):
         from tui_app.bulk.verify import verify_job
 
-        journal = await self._call(self._open)
+        journal = await self._journal.call(lambda journal: journal)  # opened on its thread
         return await verify_job(journal, job_id, client, on_progress)
 
     async def report(self, job_id: str, out: Path, failed: Path) -> Report:
-        return await self._with_journal(write_report, job_id, out, failed, overwrite=True)
+        return await self._journal.call(write_report, job_id, out, failed, overwrite=True)
 
     async def failed(self, job_id: str, out: Path) -> int:
-        return await self._with_journal(write_failed, job_id, out, overwrite=True)
+        return await self._journal.call(write_failed, job_id, out, overwrite=True)

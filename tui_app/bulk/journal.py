@@ -49,7 +49,6 @@ import json
 import secrets
 import sqlite3
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -60,6 +59,7 @@ from typing import IO, TYPE_CHECKING
 
 from tui_app.bulk.source import Fingerprint
 from tui_app.config import data_dir
+from tui_app.locked_sqlite import LockedConnection
 from tui_app.private_files import private_folder, touch_private
 
 if TYPE_CHECKING:
@@ -398,30 +398,22 @@ LOCK_TRIES = 20
 
 
 class Journal:
-    """The journal database. Thread-safe: one connection behind a lock (SQLite serialises
-    writers anyway, and every transaction is short).
+    """The journal database. Thread-safe (:class:`~tui_app.locked_sqlite.LockedConnection`).
 
     Raises :class:`JournalError` when the file cannot be used as a journal."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or journal_path()
-        self._lock = threading.RLock()
         try:
             private_folder(self.path.parent, ours=path is None)
             touch_private(self.path)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db = LockedConnection(self.path)  # see posting() for power cuts
         except (OSError, sqlite3.Error) as exc:
             raise self._unusable(exc) from None
-        self._conn.row_factory = sqlite3.Row
         try:
-            with self._lock:
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                # NORMAL: a commit survives a killed process; see posting() for power cuts.
-                self._conn.execute("PRAGMA synchronous=NORMAL")
-                self._conn.execute("PRAGMA busy_timeout=10000")
-                self._migrate()
+            self._migrate()
         except sqlite3.Error as exc:
-            self._conn.close()
+            self._db.close()
             raise self._unusable(exc) from None
 
     def _unusable(self, exc: BaseException) -> JournalError:
@@ -434,10 +426,10 @@ class Journal:
         return JournalError(f"cannot use the bulk journal {self.path}: {why}; {hint}")
 
     def _migrate(self) -> None:
-        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        version = self._db.version()
         if version >= SCHEMA_VERSION:
             return
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             for statement in TABLES.split(";\n"):  # version 1, where there is nothing yet
                 conn.execute(statement)
             for statements in (MIGRATIONS[v] for v in MIGRATIONS if v > version):
@@ -446,29 +438,13 @@ class Journal:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.close()
 
     def __enter__(self) -> Journal:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
-
-    def _query(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
 
     # --- jobs ---------------------------------------------------------------------------
 
@@ -481,7 +457,7 @@ class Journal:
         max_bytes: int | None = None,
     ) -> Job:
         now = _now()
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             while True:
                 job_id = secrets.token_hex(4)
                 try:
@@ -499,7 +475,7 @@ class Journal:
 
     def job(self, job_id: str) -> Job:
         """The job with this id, or with this unique id prefix."""
-        rows = self._query("SELECT * FROM jobs WHERE id = ?", (job_id,)) or self._query(
+        rows = self._db.query("SELECT * FROM jobs WHERE id = ?", (job_id,)) or self._db.query(
             "SELECT * FROM jobs WHERE id LIKE ? || '%' LIMIT 2", (job_id,)
         )
         if len(rows) != 1:
@@ -510,9 +486,11 @@ class Journal:
     def jobs(self, env: str | None = None) -> list[Job]:
         """Every job (of environment ``env`` if given), newest first."""
         if env is None:
-            rows = self._query("SELECT * FROM jobs ORDER BY created_at DESC")
+            rows = self._db.query("SELECT * FROM jobs ORDER BY created_at DESC")
         else:
-            rows = self._query("SELECT * FROM jobs WHERE env = ? ORDER BY created_at DESC", (env,))
+            rows = self._db.query(
+                "SELECT * FROM jobs WHERE env = ? ORDER BY created_at DESC", (env,)
+            )
         return [self._job(r) for r in rows]
 
     def _job(self, row: sqlite3.Row) -> Job:
@@ -538,7 +516,7 @@ class Journal:
     def counts(self, job_id: str) -> Counts:
         found = {
             r["bucket"]: r["n"]
-            for r in self._query("SELECT bucket, n FROM line_counts WHERE job_id = ?", (job_id,))
+            for r in self._db.query("SELECT bucket, n FROM line_counts WHERE job_id = ?", (job_id,))
         }
         retryable = found.pop("RETRYABLE", 0)
         return Counts(
@@ -556,7 +534,7 @@ class Journal:
         )
 
     def set_state(self, job_id: str, state: str, message: str | None = None) -> None:
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE jobs SET state = ?, message = ?, updated_at = ? WHERE id = ?",
                 (state, message, _now(), job_id),
@@ -565,7 +543,7 @@ class Journal:
     def batch_states(self, job_id: str) -> dict[str, int]:
         """How many batches are in each state, plus ``uncertain``: how many were re-sent
         after a POST whose outcome was never known."""
-        rows = self._query(
+        rows = self._db.query(
             "SELECT state, COUNT(*) AS n, SUM(uncertain) AS u FROM batches WHERE job_id = ?"
             " GROUP BY state",
             (job_id,),
@@ -578,7 +556,7 @@ class Journal:
 
     def started(self, job_id: str, pid: int) -> None:
         """A run starts in process ``pid``."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE jobs SET worker_pid = ?, updated_at = ? WHERE id = ?",
                 (pid, _now(), job_id),
@@ -588,16 +566,16 @@ class Journal:
         """Ask the process running the job to stop gracefully (it looks twice a second);
         with ``stop`` false, forget such a request (before a new run is started: a stop
         asked once the run is on its way is honoured however early it comes)."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.execute("UPDATE jobs SET stop_requested = ? WHERE id = ?", (stop, job_id))
 
     def stop_requested(self, job_id: str) -> bool:
-        rows = self._query("SELECT stop_requested FROM jobs WHERE id = ?", (job_id,))
+        rows = self._db.query("SELECT stop_requested FROM jobs WHERE id = ?", (job_id,))
         return bool(rows and rows[0][0])
 
     def limit_request_bytes(self, job_id: str, max_bytes: int) -> None:
         """The service refused a request as too large: later requests stay under this."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE jobs SET max_bytes = MIN(COALESCE(max_bytes, ?), ?) WHERE id = ?",
                 (max_bytes, max_bytes, job_id),
@@ -654,7 +632,7 @@ class Journal:
         matched by clientRefId, so the two could not be told apart. A valid line of a
         profile whose previous line has no outcome yet WAITs for it. What the chunk needs
         to know of earlier lines is read in three queries, not three per line."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             valid = [row for row in rows if row.valid]
             taken = dict(_select_in(
                 conn, "SELECT client_ref_id, line FROM lines INDEXED BY lines_by_ref"
@@ -712,7 +690,7 @@ class Journal:
     def recover(self, job_id: str) -> list[Batch]:
         """Start of a run: batches that were mid-POST become OPEN and uncertain. Returns
         the batches to carry on with: OPEN ones (to send) and ACCEPTED ones (to poll)."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             cut_off = conn.execute(
                 "SELECT id FROM batches WHERE job_id = ? AND state = ?", (job_id, POSTING)
             ).fetchall()
@@ -742,7 +720,7 @@ class Journal:
         """Form a new OPEN batch of up to ``size`` lines that are due to be sent, oldest
         line first, together under ``max_bytes`` once enveloped (a line over it alone is
         taken alone); None when fewer than ``min_size`` are due."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             rows = conn.execute(
                 f"SELECT {_BATCH_LINE} FROM lines INDEXED BY lines_to_send"
                 " WHERE job_id = ? AND state = 'PENDING' AND not_before <= ?"
@@ -767,7 +745,7 @@ class Journal:
 
     def next_due(self, job_id: str) -> float | None:
         """When the next line waiting to be sent is due (Unix time); None if none waits."""
-        row = self._query(
+        row = self._db.query(
             "SELECT MIN(not_before) AS t FROM lines INDEXED BY lines_due"
             " WHERE job_id = ? AND state = 'PENDING'",
             (job_id,),
@@ -779,19 +757,19 @@ class Journal:
         is synced to disk (and with it every earlier one: the WAL is written in order), so
         even a power cut cannot hide a request that may have gone out; the others need
         not be, which saves a sync per step."""
-        with self._lock:
-            self._conn.execute("PRAGMA synchronous=FULL")
+        with self._db.lock:
+            self._db.conn.execute("PRAGMA synchronous=FULL")
             try:
                 self._set_batch(batch_id, "state = ?, posts = posts + 1", (POSTING,))
             finally:
-                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._db.conn.execute("PRAGMA synchronous=NORMAL")
 
     def reopen(self, batch_id: int, *, uncertain: bool) -> None:
         """A POST failed; ``uncertain`` when the service may have received it anyway."""
         if not uncertain:
             self._set_batch(batch_id, "state = ?", (OPEN,))
             return
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             self._mark_uncertain(conn, batch_id, OPEN)
 
     @staticmethod
@@ -808,7 +786,7 @@ class Journal:
         self._set_batch(batch_id, "state = ?, bulk_request_id = ?", (ACCEPTED, bulk_request_id))
 
     def _set_batch(self, batch_id: int, assignments: str, params: tuple) -> None:
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.execute(
                 f"UPDATE batches SET {assignments}, updated_at = ? WHERE id = ?",
                 (*params, _now(), batch_id),
@@ -819,7 +797,7 @@ class Journal:
         set PENDING leaves the batch, to be sent again in another one. A line with its
         final outcome lets the next line of its profile go."""
         updates = list(updates)
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             followed = dict(
                 conn.execute(
                     "SELECT line, next_line FROM lines WHERE batch_id = ? AND state = ?"
@@ -883,7 +861,7 @@ class Journal:
         remaining = limit
         while remaining is None or remaining > 0:
             page = 1000 if remaining is None else min(1000, remaining)
-            rows = self._query(
+            rows = self._db.query(
                 f"SELECT * FROM {source} WHERE job_id = ?{where} AND line > ?"
                 " ORDER BY line LIMIT ?",
                 (job_id, *params, after, page),
@@ -924,7 +902,7 @@ class Journal:
             if all(state in buckets for state in states):
                 return sum(buckets[state] for state in states)
         source, where, params = self._line_filter(states, retryable)
-        rows = self._query(f"SELECT COUNT(*) FROM {source} WHERE job_id = ?{where}",
+        rows = self._db.query(f"SELECT COUNT(*) FROM {source} WHERE job_id = ?{where}",
                            (job_id, *params))  # fmt: skip
         return rows[0][0]
 
@@ -954,7 +932,7 @@ class Journal:
         clientRefIds, a new round of attempts) and return how many; run the job again to
         send them. One that a later line of its profile follows is SUPERSEDED instead:
         sending it again would put older data over newer."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             again = conn.execute(
                 "SELECT line, next_line FROM lines INDEXED BY lines_by_outcome"
                 f" WHERE job_id = ? AND state IN {OUTCOME_SQL} AND state = ? AND retryable = 1"
@@ -983,14 +961,14 @@ class Journal:
 
     def followed(self, job_id: str, line: int) -> bool:
         """Whether a later line of the same profile follows this one."""
-        rows = self._query(
+        rows = self._db.query(
             "SELECT next_line FROM lines WHERE job_id = ? AND line = ?", (job_id, line)
         )
         return bool(rows and rows[0][0] is not None)
 
     def supersede(self, job_id: str, line: int) -> None:
         """Settle an UNKNOWN line that a later line of its profile follows."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE lines SET state = ?, retryable = 0, errors = ?"
                 " WHERE job_id = ? AND line = ? AND state = ?",
@@ -1001,7 +979,7 @@ class Journal:
     def settle_verified(self, job_id: str, outcomes: Iterable[tuple[int, bool, str]]) -> None:
         """Settle UNKNOWN lines after reading their profiles back: (line, found as sent,
         what was found)."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.executemany(
                 "UPDATE lines SET state = ?, retryable = 0, errors = ?"
                 " WHERE job_id = ? AND line = ? AND state = ?",

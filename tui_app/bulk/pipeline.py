@@ -35,17 +35,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import functools
 import itertools
 import json
 import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from tui_app.bulk.journal import (
     BATCH_DONE,
@@ -84,9 +82,8 @@ from tui_app.client.errors import (
 )
 from tui_app.client.registry import RegistryClient
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH, BulkItem, RequestItem
+from tui_app.own_thread import OwnThread
 from tui_app.wire.ndjson import read_raw
-
-T = TypeVar("T")
 
 SCAN_CHUNK = 500
 """Lines validated per journal transaction."""
@@ -205,8 +202,9 @@ async def _run_locked(
     on_progress: ProgressCallback | None,
     stop: asyncio.Event | None,
 ) -> Job:
-    with ThreadPoolExecutor(1, "journal") as writer:
-        db = functools.partial(_on_thread, writer)
+    writer: OwnThread[Journal] = OwnThread("journal")  # the journal is the caller's
+    db = writer.run
+    try:
         await db(journal.started, job_id, os.getpid())
         job = await db(journal.job, job_id)
         try:
@@ -225,12 +223,8 @@ async def _run_locked(
                 journal.set_state(job.id, STOPPED, why)
                 raise
         return await db(journal.job, job.id)
-
-
-async def _on_thread(executor: ThreadPoolExecutor, call: Callable[..., T], *args: Any,
-                     **kwargs: Any) -> T:  # fmt: skip
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(executor, functools.partial(call, *args, **kwargs))
+    finally:
+        writer.close()
 
 
 class _Run:

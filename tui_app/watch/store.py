@@ -12,19 +12,17 @@ with the items still pending and never fetches a record twice.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
-import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from tui_app.config import data_dir
+from tui_app.locked_sqlite import LockedConnection
+from tui_app.own_thread import OwnThread
 from tui_app.private_files import private_folder, touch_private
 from tui_app.watch.findings import KINDS, Finding
 
@@ -144,29 +142,32 @@ class WatchStore:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or store_path()
-        self._lock = threading.RLock()
         try:
             private_folder(self.path.parent, ours=path is None)
             touch_private(self.path)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._conn.row_factory = sqlite3.Row
-            with self._lock:
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.execute("PRAGMA synchronous=NORMAL")
-                self._conn.execute("PRAGMA busy_timeout=10000")
-                if self._conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                    with self._tx() as conn:
-                        for statement in TABLES.split(";\n"):
-                            if statement.strip():
-                                conn.execute(statement)
-                        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._db = LockedConnection(self.path)
         except (OSError, sqlite3.Error) as exc:
-            why = getattr(exc, "strerror", None) or str(exc)
-            raise StoreError(f"cannot use the watch store {self.path}: {why}") from None
+            raise self._unusable(exc) from None
+        try:
+            self._migrate()
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise self._unusable(exc) from None
+
+    def _unusable(self, exc: BaseException) -> StoreError:
+        why = getattr(exc, "strerror", None) or str(exc)
+        return StoreError(f"cannot use the watch store {self.path}: {why}")
+
+    def _migrate(self) -> None:
+        if self._db.version() < SCHEMA_VERSION:
+            with self._db.transaction() as conn:
+                for statement in TABLES.split(";\n"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._db.close()
 
     def __enter__(self) -> WatchStore:
         return self
@@ -174,27 +175,12 @@ class WatchStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
-
-    def _query(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
-
     # --- roster ---------------------------------------------------------------------------
 
     def add(self, env: str, entries: Iterable[Any]) -> int:
         """Add entries (``npn`` and ``profile_key``); an NPN already there keeps its place and
         takes the new ProfileKey if one is given. Returns how many were new."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             before = conn.execute("SELECT count(*) FROM roster WHERE env = ?", (env,)).fetchone()[0]
             conn.executemany(
                 "INSERT INTO roster (env, npn, profile_key, added_at) VALUES (?, ?, ?, ?)"
@@ -206,13 +192,13 @@ class WatchStore:
         return after - before
 
     def remove(self, env: str, npns: Iterable[int]) -> int:
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             return conn.executemany(
                 "DELETE FROM roster WHERE env = ? AND npn = ?", [(env, n) for n in npns]
             ).rowcount
 
     def roster(self, env: str, limit: int = -1, offset: int = 0) -> list[RosterEntry]:
-        rows = self._query(
+        rows = self._db.query(
             "SELECT npn, kind, profile_key, name FROM roster WHERE env = ?"
             " ORDER BY npn LIMIT ? OFFSET ?",
             (env, limit, offset),
@@ -220,13 +206,15 @@ class WatchStore:
         return [RosterEntry(*row) for row in rows]
 
     def roster_size(self, env: str) -> int:
-        return self._query("SELECT count(*) FROM roster WHERE env = ?", (env,))[0][0]
+        return self._db.query("SELECT count(*) FROM roster WHERE env = ?", (env,))[0][0]
 
     # --- checks ---------------------------------------------------------------------------
 
     def unfinished(self, env: str) -> Check | None:
         """The environment's last check if it did not finish (to be resumed)."""
-        rows = self._query("SELECT id FROM checks WHERE env = ? ORDER BY id DESC LIMIT 1", (env,))
+        rows = self._db.query(
+            "SELECT id FROM checks WHERE env = ? ORDER BY id DESC LIMIT 1", (env,)
+        )
         if not rows:
             return None
         check = self.check(rows[0][0])
@@ -234,7 +222,7 @@ class WatchStore:
 
     def start_check(self, env: str, today: str, days: int) -> Check:
         """A new check of every producer on the roster."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             total = conn.execute("SELECT count(*) FROM roster WHERE env = ?", (env,)).fetchone()[0]
             cur = conn.execute(
                 "INSERT INTO checks (env, state, today, days, total, started_at)"
@@ -249,10 +237,10 @@ class WatchStore:
         return self.check(check_id)
 
     def check(self, check_id: int) -> Check:
-        row = self._query("SELECT * FROM checks WHERE id = ?", (check_id,))[0]
+        row = self._db.query("SELECT * FROM checks WHERE id = ?", (check_id,))[0]
         counts: dict[str, int] = {
             state: n
-            for state, n in self._query(
+            for state, n in self._db.query(
                 "SELECT state, count(*) FROM check_items WHERE check_id = ? GROUP BY state",
                 (check_id,),
             )
@@ -273,14 +261,14 @@ class WatchStore:
 
     def checks(self, env: str, limit: int = 10) -> list[Check]:
         """The environment's last checks, newest first."""
-        ids = self._query(
+        ids = self._db.query(
             "SELECT id FROM checks WHERE env = ? ORDER BY id DESC LIMIT ?", (env, limit)
         )
         return [self.check(row[0]) for row in ids]
 
     def set_state(self, check_id: int, state: str, message: str | None = None) -> None:
         finished = _now() if state == DONE else None
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE checks SET state = ?, message = ?, finished_at = ? WHERE id = ?",
                 (state, message, finished, check_id),
@@ -288,7 +276,7 @@ class WatchStore:
 
     def pending(self, check_id: int, env: str) -> list[RosterEntry]:
         """Items of the check still to read, with what the roster knows of them."""
-        rows = self._query(
+        rows = self._db.query(
             "SELECT i.npn, r.kind, r.profile_key, r.name FROM check_items i"
             " LEFT JOIN roster r ON r.env = ? AND r.npn = i.npn"
             " WHERE i.check_id = ? AND i.state = ? ORDER BY i.npn",
@@ -297,7 +285,7 @@ class WatchStore:
         return [RosterEntry(*row) for row in rows]
 
     def previous_snapshot(self, env: str, npn: int) -> dict[str, Any] | None:
-        rows = self._query("SELECT data FROM snapshots WHERE env = ? AND npn = ?", (env, npn))
+        rows = self._db.query("SELECT data FROM snapshots WHERE env = ? AND npn = ?", (env, npn))
         return json.loads(rows[0][0]) if rows else None
 
     def record_read(
@@ -311,7 +299,7 @@ class WatchStore:
         snapshot: dict[str, Any] | None = None,
     ) -> None:
         """One producer read: its findings, its new snapshot and the item done, at once."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.executemany(
                 "INSERT INTO findings (check_id, rank, kind, severity, npn, name, state,"
                 " license, text, tab, record_kind) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -348,14 +336,14 @@ class WatchStore:
 
     def record_failed(self, check_id: int, npn: int, error: str) -> None:
         """A record that could not be read (an answer that is no record): not retried."""
-        with self._tx() as conn:
+        with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE check_items SET state = ?, error = ? WHERE check_id = ? AND npn = ?",
                 (FAILED, error, check_id, npn),
             )
 
     def failures(self, check_id: int, limit: int = 20) -> list[tuple[int, str]]:
-        rows = self._query(
+        rows = self._db.query(
             "SELECT npn, error FROM check_items WHERE check_id = ? AND state = ?"
             " ORDER BY npn LIMIT ?",
             (check_id, FAILED, limit),
@@ -389,7 +377,7 @@ class WatchStore:
         """One page of a check's findings, filtered and sorted (``sort`` is a key of
         :data:`SORTS`)."""
         where, params = self._where(check_id, kinds, severities)
-        rows = self._query(
+        rows = self._db.query(
             "SELECT kind, severity, npn, name, state, license, text, tab, record_kind"
             f" FROM findings WHERE {where} ORDER BY {SORTS[sort]} LIMIT ? OFFSET ?",
             (*params, limit, offset),
@@ -404,13 +392,13 @@ class WatchStore:
         severities: Sequence[str] | None = None,
     ) -> int:
         where, params = self._where(check_id, kinds, severities)
-        return self._query(f"SELECT count(*) FROM findings WHERE {where}", params)[0][0]
+        return self._db.query(f"SELECT count(*) FROM findings WHERE {where}", params)[0][0]
 
     def kind_counts(self, check_ids: Sequence[int]) -> dict[int, dict[str, int]]:
         """Findings per kind, per check (for the history bars)."""
         if not check_ids:
             return {}
-        rows = self._query(
+        rows = self._db.query(
             "SELECT check_id, kind, count(*) FROM findings"
             f" WHERE check_id IN ({', '.join('?' * len(check_ids))}) GROUP BY check_id, kind",
             list(check_ids),
@@ -421,39 +409,9 @@ class WatchStore:
         return out
 
 
-class WatchDb:
+class WatchDb(OwnThread[WatchStore]):
     """A :class:`WatchStore` behind one thread: ``await db.call(WatchStore.method, ...)``.
     The store is opened on that thread too (opening may create and migrate the file)."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self._path = path
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="watch-db")
-        self._store: WatchStore | None = None
-
-    def _open(self) -> WatchStore:
-        if self._store is None:
-            self._store = WatchStore(self._path)
-        return self._store
-
-    async def call(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        def run() -> T:
-            return method(self._open(), *args, **kwargs)
-
-        return await asyncio.get_running_loop().run_in_executor(self._executor, run)
-
-    def run_sync(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """The same from a thread that may block (never the event loop's)."""
-        return self._executor.submit(lambda: method(self._open(), *args, **kwargs)).result()
-
-    async def aclose(self) -> None:
-        if self._store is not None:
-            await self.call(WatchStore.close)
-            self._store = None
-        self._executor.shutdown(wait=False)
-
-    def close(self) -> None:
-        """From outside any event loop (the CLI's end)."""
-        if self._store is not None:
-            self._executor.submit(self._store.close).result()
-            self._store = None
-        self._executor.shutdown(wait=True)
+        super().__init__("watch-db", lambda: WatchStore(path))

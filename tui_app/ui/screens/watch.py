@@ -164,7 +164,7 @@ class WatchScreen(AreaScreen):
         self._shown = shown
 
         def fetch(after: int, limit: int) -> list[Row]:  # on the table's worker thread
-            rows = db.run_sync(
+            rows = db.call_sync(
                 WatchStore.findings,
                 check,
                 kinds=kinds,
@@ -197,7 +197,7 @@ class WatchScreen(AreaScreen):
             return out
 
         def count() -> int:
-            return db.run_sync(WatchStore.count_findings, check, kinds=kinds, severities=severities)
+            return db.call_sync(WatchStore.count_findings, check, kinds=kinds, severities=severities)
 
         self.findings.show(
             Source(fetch, count, empty="No findings: nothing needs attention.", label="findings")

@@ -1,0 +1,67 @@
+"""One SQLite connection shared by threads behind a lock: the bulk journal's, the watch
+store's and the sandbox's.
+
+SQLite serialises writers anyway and every transaction here is short, so one connection
+and a lock are simpler than a pool. WAL lets other processes (the CLI beside the TUI, a
+detached bulk worker) read while one writes, and the busy timeout lets them wait their
+turn to write instead of failing at once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+
+class LockedConnection:
+    """Opens ``path`` in WAL mode. Raises ``sqlite3.Error`` (the connection closed) when
+    the file cannot be used, and ``OSError`` when it cannot be opened at all."""
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10_000) -> None:
+        self.conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.lock = threading.RLock()
+        try:
+            with self.lock:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                # NORMAL: a commit survives a killed process (not a power cut).
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+                self.conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        except sqlite3.Error:
+            self.conn.close()
+            raise
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: committed on success, rolled back on error."""
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        with self.lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def query_one(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
+    ) -> sqlite3.Row | None:
+        with self.lock:
+            return self.conn.execute(sql, params).fetchone()
+
+    def version(self) -> int:
+        """The schema version the file says it has (``PRAGMA user_version``)."""
+        with self.lock:
+            return self.conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
