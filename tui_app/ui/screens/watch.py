@@ -197,7 +197,9 @@ class WatchScreen(AreaScreen):
             return out
 
         def count() -> int:
-            return db.call_sync(WatchStore.count_findings, check, kinds=kinds, severities=severities)
+            return db.call_sync(
+                WatchStore.count_findings, check, kinds=kinds, severities=severities
+            )
 
         self.findings.show(
             Source(fetch, count, empty="No findings: nothing needs attention.", label="findings")
