@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from tui_app.bulk.journal import (
     Journal,
     LineUpdate,
 )
-from tui_app.bulk.pipeline import Settings, create_job, run_job
+from tui_app.bulk.pipeline import Backoff, Settings, create_job, run_job
 from tui_app.bulk.source import check
 from tui_app.bulk.verify import verify_job
 from tui_app.client.registry import RegistryClient, RetryPolicy
@@ -234,6 +235,53 @@ async def test_a_413_splits_requests_and_names_a_record_too_large(plain, journal
     assert max(gateway.sizes) <= gateway.limit
     # Learnt once: a resume of the same job does not try the size that was refused.
     assert journal.job(job.id).max_bytes == job.max_bytes
+
+
+class Slow(httpx.AsyncBaseTransport):
+    """A service that completes each request ``lag`` seconds after accepting it, and
+    counts the status polls of each."""
+
+    def __init__(self, lag: float) -> None:
+        self.lag = lag
+        self.ready: dict[str, tuple[float, list[dict]]] = {}
+        self.polls: dict[str, int] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            refs = [json.loads(raw)["clientRefId"] for raw in (await request.aread()).splitlines()]
+            request_id = f"00000000-0000-4000-8000-{len(self.ready) + 1:012d}"
+            items = [{"clientRefId": ref, "status": "COMPLETED"} for ref in refs]
+            self.ready[request_id] = (time.monotonic() + self.lag, items)
+            self.polls[request_id] = 0
+            return httpx.Response(202, json={"bulkRequestId": request_id})
+        request_id = request.url.path.rsplit("/", 1)[1]
+        self.polls[request_id] += 1
+        due, items = self.ready[request_id]
+        if time.monotonic() < due:
+            return httpx.Response(200, json={"bulkRequestId": request_id,
+                                             "processingStatus": "PROCESSING"})  # fmt: skip
+        return httpx.Response(200, json={
+            "bulkRequestId": request_id, "processingStatus": "COMPLETE",
+            "operationDetails": {"status": "SUCCESS", "totalItems": len(items),
+                                 "success": len(items), "failures": 0, "requestItems": items}})  # fmt: skip
+
+
+async def test_a_slow_service_is_polled_a_few_times_a_request_not_a_dozen(journal, tmp_path):
+    """The first request is polled on the configured backoff; later ones as long as the
+    earlier ones took, then in small steps: fewer requests against a service that may
+    count them, and no later answer."""
+    service = Slow(lag=0.25)
+    path = write_ndjson(tmp_path / "slow.ndjson",
+                        [envelope(agent(f"SLOW-{n}", 770_000 + n)) for n in range(60)])  # fmt: skip
+    settings = replace(FAST, concurrency=1, poll=Backoff(0.01, 1.0, 1.5))
+    urls = {g: f"http://fake/{g}" for g in ("search", "transaction", "import", "bulk", "export")}
+    job = await run(journal, path, client(urls, service), settings, size=5)
+    assert job.state == DONE and job.counts.completed == 60
+    polls = list(service.polls.values())
+    # The first four requests go out together (a window of 4 x concurrency), before any
+    # has completed: 0.01, 0.025, 0.05, 0.08, 0.13, 0.21, 0.32 s. The next eight know.
+    assert len(polls) == 12 and polls[0] >= 5
+    assert sum(polls[4:]) / len(polls[4:]) <= 3, polls
 
 
 # --- scaling: the hot queries read through their indexes ---------------------------------
