@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from tui_app.private_files import private_folder, touch_private
 
 
 class LockedConnection:
@@ -34,6 +36,23 @@ class LockedConnection:
         except sqlite3.Error:
             self.conn.close()
             raise
+
+    @classmethod
+    def open_private(
+        cls, path: Path, *, ours: bool, migrate: Callable[[LockedConnection], None]
+    ) -> LockedConnection:
+        """A file of the user's data: its folder 0700 (created, if ``ours``), the file
+        0600, then ``migrate`` brings its schema up to date (the connection is closed again
+        if that fails). Raises ``OSError`` or ``sqlite3.Error``."""
+        private_folder(path.parent, ours=ours)
+        touch_private(path)
+        db = cls(path)
+        try:
+            migrate(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -60,7 +60,7 @@ from typing import IO, TYPE_CHECKING
 from tui_app.bulk.source import Fingerprint
 from tui_app.config import data_dir
 from tui_app.locked_sqlite import LockedConnection
-from tui_app.private_files import private_folder, touch_private
+from tui_app.private_files import private_folder
 
 if TYPE_CHECKING:
     from tui_app.bulk.source import Checked
@@ -404,16 +404,11 @@ class Journal:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or journal_path()
-        try:
-            private_folder(self.path.parent, ours=path is None)
-            touch_private(self.path)
-            self._db = LockedConnection(self.path)  # see posting() for power cuts
+        try:  # see posting() for power cuts
+            self._db = LockedConnection.open_private(
+                self.path, ours=path is None, migrate=self._migrate
+            )
         except (OSError, sqlite3.Error) as exc:
-            raise self._unusable(exc) from None
-        try:
-            self._migrate()
-        except sqlite3.Error as exc:
-            self._db.close()
             raise self._unusable(exc) from None
 
     def _unusable(self, exc: BaseException) -> JournalError:
@@ -425,11 +420,12 @@ class Journal:
         )
         return JournalError(f"cannot use the bulk journal {self.path}: {why}; {hint}")
 
-    def _migrate(self) -> None:
-        version = self._db.version()
+    @staticmethod
+    def _migrate(db: LockedConnection) -> None:
+        version = db.version()
         if version >= SCHEMA_VERSION:
             return
-        with self._db.transaction() as conn:
+        with db.transaction() as conn:
             for statement in TABLES.split(";\n"):  # version 1, where there is nothing yet
                 conn.execute(statement)
             for statements in (MIGRATIONS[v] for v in MIGRATIONS if v > version):

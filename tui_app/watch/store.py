@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 from tui_app.config import data_dir
 from tui_app.locked_sqlite import LockedConnection
 from tui_app.own_thread import OwnThread
-from tui_app.private_files import private_folder, touch_private
 from tui_app.watch.findings import KINDS, Finding
 
 T = TypeVar("T")
@@ -143,24 +142,20 @@ class WatchStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or store_path()
         try:
-            private_folder(self.path.parent, ours=path is None)
-            touch_private(self.path)
-            self._db = LockedConnection(self.path)
+            self._db = LockedConnection.open_private(
+                self.path, ours=path is None, migrate=self._migrate
+            )
         except (OSError, sqlite3.Error) as exc:
-            raise self._unusable(exc) from None
-        try:
-            self._migrate()
-        except sqlite3.Error as exc:
-            self._db.close()
             raise self._unusable(exc) from None
 
     def _unusable(self, exc: BaseException) -> StoreError:
         why = getattr(exc, "strerror", None) or str(exc)
         return StoreError(f"cannot use the watch store {self.path}: {why}")
 
-    def _migrate(self) -> None:
-        if self._db.version() < SCHEMA_VERSION:
-            with self._db.transaction() as conn:
+    @staticmethod
+    def _migrate(db: LockedConnection) -> None:
+        if db.version() < SCHEMA_VERSION:
+            with db.transaction() as conn:
                 for statement in TABLES.split(";\n"):
                     if statement.strip():
                         conn.execute(statement)
