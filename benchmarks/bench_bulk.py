@@ -241,7 +241,27 @@ def report(results: dict[str, Any]) -> str:
     ]
     if "scaled" in results:
         out.append(scaling_line(p, results["scaled"]))
+    out.append(goals(results))
     return "\n".join(out)
+
+
+GOALS = (  # issue 12's, for 2 cores: (what, its figure, at least or at most, the goal)
+    ("validation alone, records/s", lambda r: r["validate"]["rec_per_s"], ">=", 50_000),
+    ("end to end, records/s", lambda r: r["pipeline"]["rec_per_s"], ">=", 10_000),
+    ("client CPU per 100,000 records, s",
+     lambda r: r["pipeline"]["cpu_s"] / r["pipeline"]["lines"] * 100_000, "<=", 9),
+    ("client peak RSS, MiB (the largest run)",
+     lambda r: r.get("scaled", r["pipeline"])["peak_rss_mib"], "<", 100),
+)  # fmt: skip
+
+
+def goals(results: dict[str, Any]) -> str:
+    rows = []
+    for what, figure, how, goal in GOALS:
+        value = figure(results)
+        met = {">=": value >= goal, "<=": value <= goal, "<": value < goal}[how]
+        rows.append((what, value, f"{how} {goal:,}", "yes" if met else "no"))
+    return "\n" + table(("goal", "measured", "goal", "met"), rows)
 
 
 def main() -> int:
