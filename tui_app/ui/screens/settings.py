@@ -121,7 +121,7 @@ class SettingsScreen(AreaScreen):
 
     @on(EnvironmentList.Chosen)
     def _chosen(self, event: EnvironmentList.Chosen) -> None:
-        if event.draft is not self.current:
+        if event.draft is not self.current and event.draft in self.drafts:  # not one deleted
             self._load(event.draft)
 
     @on(EnvironmentList.Opened)
