@@ -23,6 +23,7 @@ from tui_app.client.errors import ClientError
 from tui_app.config import Config, ConfigError, Environment, save_config
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.themes import load_themes
+from tui_app.ui.typed_app import screen_as
 
 if TYPE_CHECKING:  # the client (httpx, every contract module) loads after the first frame
     from tui_app.client.factory import Connection
@@ -258,8 +259,10 @@ class ProducerApp(App[None]):
 
     async def new_order(self, values: dict) -> None:
         """Open the Orders area with a form prefilled from ``values``."""
+        from tui_app.ui.screens.orders import OrdersScreen  # loaded with its area
+
         await self.switch_mode("orders")
-        await self.screen.prefill(values)
+        await screen_as(self, OrdersScreen).prefill(values)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -13,7 +13,7 @@ import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -230,9 +230,12 @@ def prune(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
 def check(
-    model: type[BaseModel], data: Mapping[str, Any], context: dict | None = None
-) -> tuple[BaseModel | None, list[FieldError]]:
+    model: type[M], data: Mapping[str, Any], context: dict | None = None
+) -> tuple[M | None, list[FieldError]]:
     """Validate form data against the model: the model, or the errors by field path."""
     try:
         return model.model_validate(data, context=context), []

@@ -15,7 +15,7 @@ def key_values(record: Mapping[str, Any], reveal: bool, indent: str = "") -> Tex
     """Personal data masked unless revealed; nested values as JSON."""
     text = Text()
     width = max(map(len, record), default=0)
-    for key, value in mask_tree(dict(record), reveal).items():  # type: ignore[union-attr]
+    for key, value in mask_tree(dict(record), reveal).items():
         shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
         text.append(f"{indent}{key:>{width}}  ", style="bold")
         text.append(f"{shown}\n")

@@ -16,7 +16,15 @@ from datetime import date
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.widgets import Collapsible, Input, TextArea
 from textual.worker import WorkerCancelled
+
+from tui_app.ui.app import ProducerApp
+from tui_app.ui.screens.bulk import BulkScreen
+from tui_app.ui.screens.profiles import ProfilesScreen
+from tui_app.ui.screens.search import SearchScreen
+from tui_app.ui.screens.watch import WatchScreen
+from tui_app.ui.typed_app import screen_as
 
 SCENE_DAY = date(2026, 11, 21)
 SIZE = (120, 40)
@@ -24,22 +32,30 @@ SIZE = (120, 40)
 Scene = Callable[[Pilot], Awaitable[None]]
 
 
+def producer_app(pilot: Pilot) -> ProducerApp:
+    app = pilot.app
+    if not isinstance(app, ProducerApp):
+        raise TypeError(f"scenes drive a ProducerApp, not {type(app).__name__}")
+    return app
+
+
 async def settle(pilot: Pilot) -> None:
     """Wait for the app's work to finish; hide what changes from run to run (the live
     latency figure, a blinking cursor)."""
+    app = producer_app(pilot)
     await pilot.pause()
-    await pilot.app.client()  # the connection opens shortly after the first frame
+    await app.client()  # the connection opens shortly after the first frame
     for _ in range(10):  # a periodic refresh replaced by a newer one is no failure
         try:
-            await pilot.app.workers.wait_for_complete()
+            await app.workers.wait_for_complete()
             break
         except WorkerCancelled:
             await pilot.pause()
     await pilot.pause()
     # A slow run must not meet the periodic health check: it would write the latency.
-    pilot.app.health_timer.pause()
-    pilot.app.service_state = "● online"
-    for widget in pilot.app.screen.query("Input, TextArea"):
+    app.health_timer.pause()
+    app.service_state = "● online"
+    for widget in [*app.screen.query(Input), *app.screen.query(TextArea)]:
         widget.cursor_blink = False
     # Focus moved to a field scrolls it into view with an animation: the picture is of
     # where it ends, not of a frame on the way.
@@ -80,7 +96,7 @@ async def agency_results(pilot: Pilot) -> None:
 
 async def _demo_record(pilot: Pilot, *tabs: str) -> None:
     await settle(pilot)
-    pilot.app.screen.open_record("agent", 19000001)
+    screen_as(pilot.app, SearchScreen).open_record("agent", 19000001)
     await settle(pilot)
     if tabs:
         await pilot.press(*tabs)
@@ -130,7 +146,7 @@ async def orders_errors(pilot: Pilot) -> None:
         ("data.taxId", "1234"),
         ("data.sponsoringCompany", "Acme Life"),
     ):
-        screen.query_one("#f-" + path.replace(".", "--")).value = value
+        screen.query_one("#f-" + path.replace(".", "--"), Input).value = value
     await pilot.press("f5")
     await settle(pilot)
 
@@ -163,18 +179,18 @@ async def profiles(pilot: Pilot) -> None:
     await settle(pilot)
     await pilot.press("f4", "3")
     await settle(pilot)
-    screen = pilot.app.screen
+    screen = screen_as(pilot.app, ProfilesScreen)
     await screen.show_profile("agent", DEMO_AGENT)
-    screen.query_one("#f-Demographic-group").collapsed = False
+    screen.query_one("#f-Demographic-group", Collapsible).collapsed = False
     await pilot.press("f4")
     await settle(pilot)
-    screen.editor.form.scroll_home(animate=False)
+    screen.query_one("#profile-form").scroll_home(animate=False)
     await settle(pilot)
 
 
 async def export(pilot: Pilot) -> None:
     await settle(pilot)
-    await (await pilot.app.client()).import_agent(DEMO_AGENT)
+    await (await producer_app(pilot).client()).import_agent(DEMO_AGENT)
     await pilot.press("f4", "5")
     await settle(pilot)
     await pilot.click("#export-key")
@@ -215,6 +231,7 @@ async def bulk(pilot: Pilot) -> None:
     """A file checked (its invalid lines named by number), submitted and done. The job's id
     and times are fixed here, so the picture does not change from run to run."""
     from types import SimpleNamespace
+    from unittest.mock import patch
 
     from tui_app.bulk import journal
     from tui_app.config import data_dir
@@ -223,28 +240,27 @@ async def bulk(pilot: Pilot) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "agents-2026-11.ndjson"
     path.write_text("\n".join(_bulk_demo_lines()) + "\n", encoding="utf-8")
-    draw, now = journal.secrets, journal._now
-    journal.secrets = SimpleNamespace(token_hex=lambda _: "5ce7e0a1")
-    journal._now = lambda: f"{SCENE_DAY.isoformat()}T09:30:00+00:00"
-    try:
+    fixed_id = SimpleNamespace(token_hex=lambda _: "5ce7e0a1")
+    with (
+        patch.object(journal, "secrets", fixed_id),
+        patch.object(journal, "_now", lambda: f"{SCENE_DAY.isoformat()}T09:30:00+00:00"),
+    ):
         await settle(pilot)
         await pilot.press("f4", "4")
         await settle(pilot)
         await pilot.press("f2")
-        pilot.app.screen.query_one("#bulk-path").value = str(path)
+        pilot.app.screen.query_one("#bulk-path", Input).value = str(path)
         await pilot.press("enter")
         await settle(pilot)
         await pilot.press("f5")
         await settle(pilot)
-        screen = pilot.app.screen
+        screen = screen_as(pilot.app, BulkScreen)
         for _ in range(1200):  # the job's worker runs it: wait until the table says done
             if any(s.job.state == "DONE" and not s.running for s in screen.seen.values()):
                 break
             await asyncio.sleep(0.05)
             await pilot.pause()
         await settle(pilot)
-    finally:
-        journal.secrets, journal._now = draw, now
     pilot.app.clear_notifications()
     await settle(pilot)
 
@@ -262,11 +278,13 @@ async def watch(pilot: Pilot) -> None:
     await pilot.press("f5")
     await settle(pilot)
     later = SCENE_DAY + timedelta(days=30)
-    pilot.app.connection.sandbox.registry.as_of = later
-    pilot.app.today = later
+    app = producer_app(pilot)
+    assert app.connection is not None and app.connection.sandbox is not None
+    app.connection.sandbox.registry.as_of = later
+    app.today = later
     await pilot.press("f5")
     await settle(pilot)
-    await pilot.app.screen.findings.wait_loaded()
+    await screen_as(app, WatchScreen).findings.wait_loaded()
     await pilot.press("down", "down", "down", "down", "down", "down")
     pilot.app.clear_notifications()
     await settle(pilot)

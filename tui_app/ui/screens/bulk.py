@@ -24,6 +24,7 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.notifications import SeverityLevel
 from textual.widgets import Button, DataTable, Label, ProgressBar, Static
 
 from tui_app.bulk.control import JobControl
@@ -86,7 +87,7 @@ class BulkScreen(AreaScreen):
         """Jobs started from here: their end is told even if it came before a look."""
         self.checked: Preflight | None = None
         self._row_ids: list[str] = []
-        self._shown: dict[str, tuple[str, ...]] = {}
+        self._shown: dict[str, tuple[str | Text, ...]] = {}
         self._checking: Path | None = None
         self._selected_shown: object = ()
 
@@ -380,7 +381,7 @@ class BulkScreen(AreaScreen):
         job, c = seen.job, seen.job.counts
         title = f"Job {job.id}"
         if job.state == DONE:
-            severity = "information" if c.all_succeeded else "warning"
+            severity: SeverityLevel = "information" if c.all_succeeded else "warning"
             self.notify(f"Done: {c.completed:,} completed, {c.failed:,} failed, "
                         f"{c.invalid:,} invalid of {c.lines:,} lines.", title=title,
                         severity=severity)  # fmt: skip

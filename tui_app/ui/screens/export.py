@@ -25,6 +25,7 @@ from tui_app.export_files import save_export
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import PathScreen, file_problem
+from tui_app.ui.typed_app import screen_as
 from tui_app.ui.widgets.export_tree import (
     PAGE,
     ExportTree,
@@ -233,5 +234,7 @@ class ExportScreen(AreaScreen):
                 severity="warning",
             )
             return
+        from tui_app.ui.screens.profiles import ProfilesScreen  # loaded with its area
+
         await self.app.switch_mode("profiles")
-        self.app.screen.open_profile(kind, key)
+        screen_as(self.app, ProfilesScreen).open_profile(kind, key)

@@ -40,7 +40,9 @@ class HelpScreen(ModalScreen[None]):
                 "[b]Keys[/b]  (remap any of them by its id under \\[keys] in the config)",
                 id="help-title",
             )
-            table = DataTable(cursor_type="row", zebra_stripes=True, id="help-table")
+            table: DataTable[str] = DataTable(
+                cursor_type="row", zebra_stripes=True, id="help-table"
+            )
             table.add_columns("Key", "Action", "Binding id")
             table.add_rows(self.rows)
             yield table

@@ -298,7 +298,7 @@ class ProfilesScreen(AreaScreen):
     async def action_new(self) -> None:
         if await self._may_replace():
             await self.show_profile(self.editor.kind, {})
-            self.editor.form.focus_first_field()
+            self.editor.focus_first_field()
 
     # --- files ---
 

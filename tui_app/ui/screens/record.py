@@ -10,10 +10,8 @@ known ones without a column) is in the "More" tab's tree, so nothing sent is dro
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from pydantic import BaseModel
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -23,22 +21,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea, Tree
 
 from tui_app.client.errors import ClientError
-from tui_app.contract.dates import parse_date
-from tui_app.contract.search import (
-    Address,
-    AddressInfoBlock,
-    Affiliation,
-    Appointment,
-    BiographicBlock,
-    FullInfo,
-    LicenseDataBlock,
-    LineOfAuthority,
-    ProducerBlock,
-    RegulatoryAction,
-    StateLicense,
-)
-from tui_app.pii import PII_FIELDS, format_dob, format_fein, format_ssn, mask_value
+from tui_app.contract.search import FullInfo
+from tui_app.pii import format_dob, format_fein, format_ssn
 from tui_app.standing import license_standing
+from tui_app.ui.record_members import mask_member, mask_members, unshown_members, us_date
 from tui_app.ui.screens.base import HELP_KEY
 from tui_app.ui.typed_app import OfProducerApp
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -54,93 +40,6 @@ TABS = (
     "more",
     "raw",
 )
-
-SHOWN: dict[type[BaseModel], frozenset[str]] = {
-    FullInfo: frozenset(
-        {"Producer", "Biographic", "Organization", "LastUpdated", "AddressInfo", "LicenseData"}
-    ),
-    ProducerBlock: frozenset({"Npn", "EntityType"}),
-    BiographicBlock: frozenset(BiographicBlock.model_fields),
-    Affiliation: frozenset(Affiliation.model_fields),
-    AddressInfoBlock: frozenset({"Addresses"}),
-    Address: frozenset(Address.model_fields),
-    LicenseDataBlock: frozenset({"Licenses"}),
-    StateLicense: frozenset(StateLicense.model_fields),
-    LineOfAuthority: frozenset(LineOfAuthority.model_fields),
-    Appointment: frozenset(Appointment.model_fields),
-    RegulatoryAction: frozenset(RegulatoryAction.model_fields) - {"ReferenceNumber"},
-}
-"""Per model, the members the tabs show; everything else goes in the "More" tree."""
-
-_PII_LIKE = re.compile(
-    r"(ssn|fein|tin|taxid|tax_id|socialsecurity|dateofbirth|birthdate|dob)$", re.IGNORECASE
-)
-
-
-def _mask(name: str, value: Any, reveal: bool) -> Any:
-    """Mask personal data by member name, also in members no model knows (``TaxId``,
-    ``BirthDate``), so the generic tree shows no more than the tabs."""
-    if reveal or value in (None, "") or isinstance(value, dict | list):
-        return value
-    if name in PII_FIELDS:
-        return mask_value(name, value)
-    if _PII_LIKE.search(name):
-        lowered = name.lower()
-        return (
-            format_dob(str(value))
-            if "birth" in lowered or lowered.endswith("dob")
-            else (format_ssn(str(value)))
-        )
-    return value
-
-
-def _us_date(text: str | None) -> str | None:
-    """A registry date as MM/DD/YYYY for the standing rule, also when a service writes it
-    ISO (the minimal dialect does); other text is left as it is."""
-    found = parse_date(text) if text else None
-    return found.strftime("%m/%d/%Y") if found else text
-
-
-def _mask_all(value: Any, reveal: bool) -> Any:
-    """A copy of a JSON-like tree with personal data masked by :func:`_mask`."""
-    if reveal:
-        return value
-    if isinstance(value, dict):
-        return {k: _mask_all(_mask(k, v, reveal), reveal) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_mask_all(v, reveal) for v in value]
-    return value
-
-
-def unshown_members(model: BaseModel, path: str = "") -> list[tuple[str, Any]]:
-    """Every member of ``model`` (recursively) that the tabs do not show, as (path,
-    value as sent): members no model knows, and known ones without a place in a tab."""
-    found: list[tuple[str, Any]] = []
-    shown = SHOWN.get(type(model), frozenset())
-    for name in type(model).model_fields:
-        value = getattr(model, name)
-        where = f"{path}.{name}" if path else name
-        if name not in shown:
-            if value not in (None, [], {}):
-                found.append((where, _plain(value)))
-            continue
-        if isinstance(value, BaseModel):
-            found += unshown_members(value, where)
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                if isinstance(item, BaseModel):
-                    found += unshown_members(item, f"{where}[{i}]")
-    for name, value in (model.model_extra or {}).items():
-        found.append((f"{path}.{name}" if path else name, value))
-    return found
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_none=True)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def cell(value: object) -> Text:
@@ -230,7 +129,9 @@ class RecordScreen(OfProducerApp, Screen):
                 ("organization", "Organization", ("NPN", "Name", "Type", "Role", "State", "Since")),
             ):
                 with TabPane(title, id=tab):
-                    table = DataTable(id=f"{tab}-table", cursor_type="row", zebra_stripes=True)
+                    table: DataTable[Text] = DataTable(
+                        id=f"{tab}-table", cursor_type="row", zebra_stripes=True
+                    )
                     table.add_columns(*columns)
                     yield table
             with TabPane("More", id="more"):
@@ -302,7 +203,7 @@ class RecordScreen(OfProducerApp, Screen):
         self.query_one("#overview-text", Static).update(self._overview(info, reveal))
         self._fill_tables(info, reveal)
         self._fill_more(info, reveal)
-        raw = _mask_all(info.model_dump(mode="json", exclude_none=True), reveal)
+        raw = mask_members(info.model_dump(mode="json", exclude_none=True), reveal)
         self.query_one("#raw-text", TextArea).load_text(json.dumps(raw, indent=2))
 
     def _is_firm(self, info: FullInfo) -> bool:
@@ -334,7 +235,7 @@ class RecordScreen(OfProducerApp, Screen):
                 ]
         licenses = info.LicenseData.Licenses if info.LicenseData else []
         standings = [
-            license_standing(lic.Active, _us_date(lic.ExpirationDate), self.app.today)
+            license_standing(lic.Active, us_date(lic.ExpirationDate), self.app.today)
             for lic in licenses
         ]
         resident = next((lic.State for lic in licenses if lic.Residency == "R"), None)
@@ -384,9 +285,7 @@ class RecordScreen(OfProducerApp, Screen):
                 )
             )
         for lic in licenses:
-            words, level = license_standing(
-                lic.Active, _us_date(lic.ExpirationDate), self.app.today
-            )
+            words, level = license_standing(lic.Active, us_date(lic.ExpirationDate), self.app.today)
             lines = ", ".join(loa.Name or loa.Code or "" for loa in lic.LinesOfAuthority)
             tables["licenses"].add_row(
                 *map(cell, (lic.State, lic.LicenseNumber, lic.LicenseClass, lic.Residency)),
@@ -497,5 +396,5 @@ def _add_node(parent: Any, name: str, value: Any, reveal: bool) -> None:
                 node, f"{key}[{i}]" if isinstance(inner, dict | list) else f"[{i}]", inner, reveal
             )
     else:
-        shown = _mask(key.split("[")[0], value, reveal)
+        shown = mask_member(key.split("[")[0], value, reveal)
         parent.add_leaf(Text(f"{name}: {'null' if shown is None else shown}"))

@@ -128,7 +128,9 @@ class SearchScreen(AreaScreen):
         """A new form for the chosen kind and type, keeping the values both share."""
         old = self.query_one(ModelForm)
         kept = old.data()
-        form = self._form(SearchKind(self.query_one("#search-type", Select).value))
+        chosen = self.query_one("#search-type", Select).value
+        assert isinstance(chosen, str), "the search type has no blank"
+        form = self._form(SearchKind(chosen))
         await old.remove()
         await self.query_one("#form-box").mount(form)
         form.load({k: v for k, v in kept.items() if k in form.inputs})
@@ -165,6 +167,7 @@ class SearchScreen(AreaScreen):
     async def run_search(self, kind: str, request) -> None:
         """A newer search cancels this one, so an old answer never overwrites a new one."""
         form = self.query_one(ModelForm)
+        result: AgentSearchResponse | AgencySearchResponse
         try:
             client = await self.app.client()
             if kind == "agent":
@@ -206,7 +209,7 @@ class SearchScreen(AreaScreen):
             ]
         else:
             table.add_columns("NPN", "Firm", "Domicile", "FEIN", "Licensed in")
-            hits = result.NiprFirmsSummaryInfo.Firms
+            firms = result.NiprFirmsSummaryInfo.Firms
             self.rows = [
                 (
                     h.Npn,
@@ -218,7 +221,7 @@ class SearchScreen(AreaScreen):
                         Text(", ".join(h.LicenseStates)),
                     ),
                 )
-                for h in hits
+                for h in firms
             ]
         self.result_kind = kind
         entity = result.AdditionalInfo.Entity if result.AdditionalInfo else None
@@ -293,7 +296,9 @@ class SearchScreen(AreaScreen):
 
     @on(DataTable.RowSelected, "#results")
     def _open_row(self, event: DataTable.RowSelected) -> None:
-        npn = self.rows[int(event.row_key.value)][0]
+        index = event.row_key.value
+        assert index is not None, "each row is added with its index as its key"
+        npn = self.rows[int(index)][0]
         if npn is None:
             self.notify(
                 "The service sent this hit without an NPN, so its record cannot be "

@@ -104,12 +104,15 @@ class WatchScreen(AreaScreen):
 
     def on_mount(self) -> None:
         self.set_interval(REDRAW_EVERY, self._draw_progress)
-        self.watch(self.app, "env_name", lambda _: self.reload(), init=False)
+        self.watch(self.app, "env_name", self._env_changed, init=False)
         self._show_filters()
         self.reload()
 
     async def on_unmount(self) -> None:
         await self.db.aclose()
+
+    def _env_changed(self, _name: str) -> None:
+        self.reload()  # the roster and checks are kept per environment
 
     @property
     def findings(self) -> PagedTable:
@@ -160,7 +163,8 @@ class WatchScreen(AreaScreen):
             return
         check, kinds = self.check_id, [self.kind] if self.kind else None
         severities = [self.severity] if self.severity else None
-        sort, db, shown = self.sort, self.db, {}
+        sort, db = self.sort, self.db
+        shown: dict[int, dict] = {}
         self._shown = shown
 
         def fetch(after: int, limit: int) -> list[Row]:  # on the table's worker thread
@@ -173,7 +177,7 @@ class WatchScreen(AreaScreen):
                 limit=limit,
                 offset=after,
             )
-            out = []
+            out: list[Row] = []
             for i, row in enumerate(rows, after + 1):
                 shown[i] = row
                 text = (
@@ -261,7 +265,7 @@ class WatchScreen(AreaScreen):
         field = self.query_one("#watch-add", Input)
         path = Path(text.strip()).expanduser()
         try:
-            if text.strip() and await asyncio.to_thread(path.exists):
+            if bool(text.strip()) and await asyncio.to_thread(path.exists):
                 entries = await asyncio.to_thread(read_file, path)
             else:
                 entries = parse_npns([text])

@@ -72,18 +72,17 @@ class ExportTree(Tree[Entry]):
     def _opened(self, event: Tree.NodeExpanded[Entry]) -> None:
         node = event.node
         if isinstance(node.data, SetEntry) and not node.children:
-            self._add_page(node, 0)
+            self._add_page(node, node.data.data_set, 0)
 
     @on(Tree.NodeSelected)
     def _more(self, event: Tree.NodeSelected[Entry]) -> None:
         node = event.node
         if isinstance(node.data, MoreEntry) and node.parent is not None:
-            parent, start = node.parent, node.data.start
+            parent, more = node.parent, node.data
             node.remove()
-            self._add_page(parent, start)
+            self._add_page(parent, more.data_set, more.start)
 
-    def _add_page(self, node: TreeNode[Entry], start: int) -> None:
-        ds = node.data.data_set  # type: ignore[union-attr]
+    def _add_page(self, node: TreeNode[Entry], ds: DataSet, start: int) -> None:
         end = min(start + PAGE, len(ds.records))
         for i in range(start, end):
             node.add_leaf(record_label(i, ds.records[i]), data=RecordEntry(ds, i))

@@ -101,7 +101,7 @@ class ModelForm(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         # Looked up once: a keystroke repaints errors, and forms have up to ~80 fields.
-        self._controls = {path: self.query_one("#" + widget_id(path)) for path in self.inputs}
+        self._controls = {path: self._control(path) for path in self.inputs}
         self._boxes = {path: self.query_one("#" + widget_id(path) + "-box") for path in self.inputs}
         self._error_lines = {
             path: self.query_one("#" + widget_id(path) + "-error", Static) for path in self.inputs
@@ -184,6 +184,11 @@ class ModelForm(VerticalScroll, can_focus=False):
         self._show_all = False
         self._server_errors = []
         self.refresh_errors()
+
+    def _control(self, path: str) -> Input | Select[str]:
+        control = self.query_one("#" + widget_id(path))
+        assert isinstance(control, Input | Select), f"{path} has no input"
+        return control
 
     def _fill(self) -> None:
         for path, spec in self.inputs.items():

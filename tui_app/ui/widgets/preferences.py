@@ -1,11 +1,14 @@
 """The Settings area's preferences: the theme and the masking default. Unlike the
-environments, which are a draft until saved, each applies and is saved at once."""
+environments, which are a draft until saved, each applies and is saved at once: the widget
+posts :class:`Preferences.ThemeChosen` or :class:`Preferences.MaskChanged`, and the screen
+applies and saves it."""
 
 from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Label, Select, Static, Switch
 
 from tui_app.ui.typed_app import OfProducerApp
@@ -17,6 +20,20 @@ def _mask_words(mask: bool) -> str:
 
 class Preferences(OfProducerApp, Vertical):
     DEFAULT_CSS = "Preferences { height: auto; }"
+
+    class ThemeChosen(Message):
+        """The user picked ``theme`` from the list."""
+
+        def __init__(self, theme: str) -> None:
+            super().__init__()
+            self.theme = theme
+
+    class MaskChanged(Message):
+        """Personal data masked by default (``mask``), or shown."""
+
+        def __init__(self, mask: bool) -> None:
+            super().__init__()
+            self.mask = mask
 
     def compose(self) -> ComposeResult:
         yield Static("[b]Preferences[/b]", classes="settings-title")
@@ -33,10 +50,6 @@ class Preferences(OfProducerApp, Vertical):
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_shown, init=False)
-
-    @property
-    def mask_pii(self) -> bool:
-        return self.query_one("#mask-pii", Switch).value
 
     def focus_theme(self) -> None:
         self.query_one("#theme", Select).focus()
@@ -57,15 +70,10 @@ class Preferences(OfProducerApp, Vertical):
     def _theme_chosen(self, event: Select.Changed) -> None:
         event.stop()
         if event.value is not Select.NULL and event.value != self.app.theme:
-            self.app.theme = str(event.value)  # the app saves the choice
+            self.post_message(self.ThemeChosen(str(event.value)))
 
     @on(Switch.Changed, "#mask-pii")
     def _mask_changed(self, event: Switch.Changed) -> None:
         event.stop()
-        mask = event.value
-        self.query_one("#mask-label", Label).update(_mask_words(mask))
-        self.app.reveal_pii = not mask
-        config = self.app.config
-        if config.mask_pii != mask or "mask_pii" not in config.model_fields_set:
-            self.app.save_settings(config.model_copy(update={"mask_pii": mask}))
-        self.notify("Personal data masked by default" if mask else "Personal data shown by default")
+        self.query_one("#mask-label", Label).update(_mask_words(event.value))
+        self.post_message(self.MaskChanged(event.value))

@@ -143,9 +143,9 @@ class ProfileEditor(Vertical):
 
     def mark_groups(self, errors: list[FieldError]) -> None:
         """Show ``errors`` on the titles of their sections (clearing earlier marks)."""
-        for group, title in self._marked.items():
-            group.title = title
-            group.remove_class("-invalid")
+        for marked, title in self._marked.items():
+            marked.title = title
+            marked.remove_class("-invalid")
         self._marked = {}
         for err in errors:
             group, rest = self._group_of(err.path)
@@ -159,8 +159,12 @@ class ProfileEditor(Vertical):
     def _group_of(self, path: str) -> tuple[Collapsible | None, str]:
         section, _, rest = path.split("[")[0].partition(".")
         group_id = "contacts-group" if section == "Contacts" else widget_id(section) + "-group"
-        found = self.query("#" + group_id) if section else []
-        return (found.first(Collapsible) if found else None), rest
+        group = self.query_one_optional("#" + group_id, Collapsible) if section else None
+        return group, rest
+
+    def focus_first_field(self) -> None:
+        assert self.form is not None
+        self.form.focus_first_field()
 
     def focus_first_error(self) -> bool:
         assert self.form is not None
