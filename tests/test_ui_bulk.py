@@ -691,3 +691,25 @@ async def test_lines_of_unknown_outcome_are_verified_from_the_details(ui_app, tm
         assert "3 lines verified: 3 completed, 0 failed, 0 superseded." in messages(app)
         await wait_for(pilot, lambda: page_rows(detail) == [], "the unknown lines to settle")
         assert Journal().job(job.id).counts.completed == 3
+
+
+async def test_a_refresh_that_outlives_the_jobs_table_ends_quietly(ui_app, monkeypatch):
+    """Closing the app removes the screen's widgets before the screen: a refresh whose
+    journal read answers in between must not look for the table (it used to raise
+    NoMatches and end the app with a traceback)."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        answered = asyncio.Event()
+        jobs = screen.control.jobs
+
+        async def late_jobs(env=None):
+            await answered.wait()
+            return await jobs(env)
+
+        monkeypatch.setattr(screen.control, "jobs", late_jobs)
+        worker = screen.refresh_jobs()
+        await screen.query_one("#bulk-jobs", DataTable).remove()
+        answered.set()
+        await worker.wait()
+        assert worker.error is None
