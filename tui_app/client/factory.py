@@ -99,5 +99,5 @@ def start_embedded_sandbox(seed: int, today: date | None = None, **settings) -> 
             db_path=data_dir() / f"sandbox-{seed}.db", seed=seed, today=today, **settings
         )
     )
-    sandbox.start(bulk_worker=False)
+    sandbox.start(bulk_worker=False, seed_in_background=True)
     return sandbox

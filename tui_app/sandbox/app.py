@@ -108,14 +108,18 @@ class Sandbox:
     def _lookup_npn(self, npn: int):
         return self._lookup("agent", npn) or self._lookup("agency", npn)
 
-    def start(self, *, bulk_worker: bool = True) -> None:
+    def start(self, *, bulk_worker: bool = True, seed_in_background: bool = False) -> None:
         """Seed the registry (once per database) and start the bulk worker, or (with
         ``bulk_worker`` false) leave it to start on the first bulk request. The embedded
         sandbox waits: the app's own process never sends bulk requests (a detached worker
         does, with its own sandbox over the same file), so it must not take the database's
-        bulk work, and the interface stays as quick while a job runs as when none does."""
+        bulk work, and the interface stays as quick while a job runs as when none does.
+        With ``seed_in_background`` a registry still to generate is seeded on a thread
+        (reads of it wait), so the sandbox answers at once."""
         s = self.settings
-        self.registry.ensure_seeded(s.seed, s.size, max(1, s.size // 5), today=s.today)
+        self.registry.ensure_seeded(
+            s.seed, s.size, max(1, s.size // 5), today=s.today, background=seed_in_background
+        )
         if bulk_worker:
             self.bulk_worker()
 
