@@ -5,6 +5,8 @@ registry. Figures come from benchmarks/bench_startup.py, never from these tests.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 from typing import Any
 
@@ -67,3 +69,32 @@ async def test_a_first_run_is_online_while_the_sandbox_still_seeds(
             assert record.NiprFullInfo.Producer.Npn == DEMO_AGENT_NPN
     finally:
         gate.set()
+
+
+def test_the_embedded_sandbox_runs_without_the_web_framework() -> None:
+    """FastAPI (about a sixth of a first run's way to online) serves only the served
+    sandbox's OpenAPI document and docs pages; in-process the same routes run on Starlette.
+    A fresh interpreter asks the embedded sandbox for an order it does not have: the
+    route, its error handler and the one error shape answer, and FastAPI was never
+    imported."""
+    code = """if True:
+        import asyncio, sys
+        from tui_app.client.errors import ClientError
+        from tui_app.client.factory import connect
+        from tui_app.config import Environment
+
+        async def main():
+            connection = await connect(Environment(embedded=True))
+            try:
+                await connection.client.order_status("NO-SUCH-ORDER")
+            except ClientError as exc:
+                print(exc)
+            finally:
+                await connection.aclose()
+            print("fastapi loaded:", "fastapi" in sys.modules)
+
+        asyncio.run(main())
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "no order with client order number NO-SUCH-ORDER" in out.stdout
+    assert out.stdout.splitlines()[-1] == "fastapi loaded: False"

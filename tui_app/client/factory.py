@@ -86,13 +86,13 @@ async def connect(
 
 
 def _embedded(env: Environment, today: date | None) -> tuple[Sandbox, ASGIApp]:
-    """The started sandbox and its ASGI app in the environment's dialect (built here, on
-    the caller's thread: the web framework takes a while to import)."""
+    """The started sandbox and its ASGI app in the environment's dialect, on plain
+    Starlette (no docs pages in-process, so no FastAPI to import)."""
     from tui_app.sandbox.app import create_app
     from tui_app.sandbox.dialect import wrap
 
     sandbox = start_embedded_sandbox(env.seed, today, bulk_fail_rate=env.bulk_fail_rate)
-    return sandbox, wrap(create_app(sandbox, manage=False), env.dialect)
+    return sandbox, wrap(create_app(sandbox, manage=False, web_docs=False), env.dialect)
 
 
 def start_embedded_sandbox(seed: int, today: date | None = None, **settings) -> Sandbox:
