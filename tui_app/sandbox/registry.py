@@ -175,11 +175,11 @@ class Registry:
         self._ready.clear()
         self._seed_error = None
         threading.Thread(
-            target=self._seed_then_open, args=args, name="sandbox-seed", daemon=True
+            target=self._seed_and_release, args=args, name="sandbox-seed", daemon=True
         ).start()
         return True
 
-    def _seed_then_open(self, *args: Any) -> None:
+    def _seed_and_release(self, *args: Any) -> None:
         try:
             self._seed(*args)
         except Exception as exc:  # kept for the readers, who report it
