@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections import Counter
+from concurrent import futures
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -331,6 +334,70 @@ def test_ensure_seeded_is_idempotent(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert registry.ensure_seeded(SEED, 30, 8) is True  # other parameters replace it
     assert registry.db.query_one("SELECT count(*) FROM registry_individuals")[0] == 31
     assert registry.db.query_one("SELECT count(*) FROM registry_firms")[0] == 9
+
+
+def table_rows(registry: Registry) -> dict[str, list[tuple[Any, ...]]]:
+    return {
+        table: [tuple(r) for r in registry.db.query(f"SELECT * FROM {table} ORDER BY 1, 2")]
+        for table in ("registry_individuals", "registry_firms", "registry_licenses")
+    }
+
+
+def held_generator(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Hold the registry's generator until the returned event is set."""
+    gate, generate = threading.Event(), registry_module.generate_docs
+
+    def held(*args: Any) -> Any:
+        assert gate.wait(10), "the test never let the seeding go on"
+        yield from generate(*args)
+
+    monkeypatch.setattr(registry_module, "generate_docs", held)
+    return gate
+
+
+def test_a_registry_seeded_in_the_background_is_read_only_once_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded sandbox seeds on a thread (a first start-up is otherwise mostly
+    seeding): ensure_seeded returns while the generator is held, a read made meanwhile
+    waits for the whole registry, and what is stored is what a plain seeding stores."""
+    plain = new_registry(tmp_path / "plain")
+    plain.ensure_seeded(SEED, 40, 8, today=REFERENCE_DATE)
+    gate = held_generator(monkeypatch)
+    registry = new_registry(tmp_path / "background")
+    assert registry.ensure_seeded(SEED, 40, 8, today=REFERENCE_DATE, background=True) is True
+
+    name = AgentSearch(SearchType="NAME", FirstName="A", LastName="S")
+    with ThreadPoolExecutor(2) as pool:
+        reads = [
+            pool.submit(registry.full_record, "agent", DEMO_AGENT_NPN),
+            pool.submit(registry.search_agents, name),
+        ]
+        assert not any(futures.wait(reads, timeout=0.05).done)  # held with the seeding
+        gate.set()
+        record, hits = (read.result(timeout=10) for read in reads)
+    assert record == plain.full_record("agent", DEMO_AGENT_NPN)
+    assert hits == plain.search_agents(name)
+    assert table_rows(registry) == table_rows(plain)
+    assert registry.ensure_seeded(SEED, 40, 8, today=REFERENCE_DATE, background=True) is False
+
+
+def test_a_failed_background_seeding_is_reported_by_every_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any) -> Any:
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(registry_module, "generate_docs", broken)
+    registry = new_registry(tmp_path)
+    registry.ensure_seeded(SEED, 40, 8, background=True)
+    for read in (
+        lambda: registry.full_record("agency", DEMO_FIRM_NPN),
+        registry.demo_roster,
+        lambda: registry.search_agencies(AgencySearch(SearchType="SSN", FirmFein="000000001")),
+    ):
+        with pytest.raises(RuntimeError, match="could not seed its registry: No space left"):
+            read()
 
 
 def test_stored_counts_match_the_generator(reg: Registry, docs: list[dict[str, Any]]) -> None:

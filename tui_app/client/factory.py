@@ -21,6 +21,8 @@ from tui_app.client.registry import RegistryClient, RequestLog
 from tui_app.config import GROUPS, Auth, Environment, data_dir
 
 if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
     from tui_app.sandbox.app import Sandbox
 
 
@@ -70,13 +72,7 @@ async def connect(
             date_format=env.date_format,
         )
         return Connection(client)
-    sandbox = await asyncio.to_thread(
-        start_embedded_sandbox, env.seed, today or env.today, bulk_fail_rate=env.bulk_fail_rate
-    )
-    from tui_app.sandbox.app import create_app
-    from tui_app.sandbox.dialect import wrap
-
-    app = wrap(create_app(sandbox, manage=False), env.dialect)
+    sandbox, app = await asyncio.to_thread(_embedded, env, today or env.today)
     transport = httpx.ASGITransport(app=app)
     client = RegistryClient(
         urls,
@@ -89,6 +85,16 @@ async def connect(
     return Connection(client, sandbox)
 
 
+def _embedded(env: Environment, today: date | None) -> tuple[Sandbox, ASGIApp]:
+    """The started sandbox and its ASGI app in the environment's dialect, on plain
+    Starlette (no docs pages in-process, so no FastAPI to import)."""
+    from tui_app.sandbox.app import create_app
+    from tui_app.sandbox.dialect import wrap
+
+    sandbox = start_embedded_sandbox(env.seed, today, bulk_fail_rate=env.bulk_fail_rate)
+    return sandbox, wrap(create_app(sandbox, manage=False, web_docs=False), env.dialect)
+
+
 def start_embedded_sandbox(seed: int, today: date | None = None, **settings) -> Sandbox:
     """The in-process sandbox; ``today`` fixes its licenses' dates (tests, screenshots) and
     ``settings`` are further :class:`SandboxSettings` (e.g. a faster order lifecycle)."""
@@ -99,5 +105,5 @@ def start_embedded_sandbox(seed: int, today: date | None = None, **settings) -> 
             db_path=data_dir() / f"sandbox-{seed}.db", seed=seed, today=today, **settings
         )
     )
-    sandbox.start(bulk_worker=False)
+    sandbox.start(bulk_worker=False, seed_in_background=True)
     return sandbox

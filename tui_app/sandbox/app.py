@@ -1,4 +1,5 @@
-"""The sandbox's HTTP layer: a FastAPI app serving all five groups under one base URL.
+"""The sandbox's HTTP layer: an ASGI app serving all five groups under one base URL
+(FastAPI when served, with its OpenAPI document; plain Starlette when embedded).
 
 Bodies are decoded here by content type with the same contract models and wire formats as
 the client, so the sandbox refuses exactly what the contract refuses. Error bodies are
@@ -11,18 +12,19 @@ import asyncio
 import hmac
 import random
 import threading
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from fastapi import FastAPI, Request, Response
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
+from starlette.applications import Starlette
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tui_app.contract.errors import FieldError, field_errors
@@ -108,14 +110,18 @@ class Sandbox:
     def _lookup_npn(self, npn: int):
         return self._lookup("agent", npn) or self._lookup("agency", npn)
 
-    def start(self, *, bulk_worker: bool = True) -> None:
+    def start(self, *, bulk_worker: bool = True, seed_in_background: bool = False) -> None:
         """Seed the registry (once per database) and start the bulk worker, or (with
         ``bulk_worker`` false) leave it to start on the first bulk request. The embedded
         sandbox waits: the app's own process never sends bulk requests (a detached worker
         does, with its own sandbox over the same file), so it must not take the database's
-        bulk work, and the interface stays as quick while a job runs as when none does."""
+        bulk work, and the interface stays as quick while a job runs as when none does.
+        With ``seed_in_background`` a registry still to generate is seeded on a thread
+        (reads of it wait), so the sandbox answers at once."""
         s = self.settings
-        self.registry.ensure_seeded(s.seed, s.size, max(1, s.size // 5), today=s.today)
+        self.registry.ensure_seeded(
+            s.seed, s.size, max(1, s.size // 5), today=s.today, background=seed_in_background
+        )
         if bulk_worker:
             self.bulk_worker()
 
@@ -319,12 +325,18 @@ class Gate:
 # --- the app -------------------------------------------------------------------------------
 
 
-def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def create_app(sandbox: Sandbox, *, manage: bool = True, web_docs: bool = True) -> ASGIApp:
     """The ASGI app. With ``manage`` the app's lifespan starts and stops the sandbox (as
-    under uvicorn); the embedded sandbox is started by its owner instead."""
+    under uvicorn); the embedded sandbox is started by its owner instead. With
+    ``web_docs`` a FastAPI app, which also serves its OpenAPI document and docs pages;
+    without (the embedded sandbox, which nobody browses) the same routes and handlers on
+    plain Starlette, which imports in about a sixth of FastAPI's time."""
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: ASGIApp) -> AsyncIterator[None]:
         if manage:
             await asyncio.to_thread(sandbox.start)
         yield
@@ -332,64 +344,43 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
             sandbox.stop()
 
     settings = sandbox.settings
-    docs = settings.token is None  # the docs pages cannot send a token: off when one is set
-    app = FastAPI(
-        title="Producer Registry Services (sandbox)",
-        version="v1",
-        description="A faithful stand-in of the Producer Registry Services API for "
-        "learning, training and integration tests. Synthetic data only.",
-        lifespan=lifespan,
-        separate_input_output_schemas=False,
-        docs_url="/docs" if docs else None,
-        redoc_url="/redoc" if docs else None,
-    )
-    app.add_middleware(Gate, sandbox=sandbox)
 
-    @app.exception_handler(HttpError)
     async def _http_error(request: Request, exc: HttpError) -> JSONResponse:
         return _error(exc.status, exc.message, exc.errors, exc.headers)
 
-    @app.exception_handler(BodyTooLarge)
     async def _too_large(request: Request, exc: BodyTooLarge) -> JSONResponse:
         return _error(413, f"request body larger than {settings.max_body} bytes")
 
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            FieldError(
-                ".".join(str(p) for p in e["loc"][1:]) or str(e["loc"][0]),
-                "is required" if e["type"] == "missing" else e["msg"],
-            )
-            for e in exc.errors()
-        ]
-        return _error(400, "invalid request", errors)
-
-    @app.exception_handler(StarletteHTTPException)
     async def _starlette(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return _error(exc.status_code, str(exc.detail), headers=exc.headers)
 
-    @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:
         # Logged by the server; the client gets the one error shape, never a reset.
         return _error(500, "the sandbox failed on this request")
 
-    from tui_app.sandbox.openapi import document
+    handlers: dict[Any, Callable[..., Any]] = {
+        HttpError: _http_error,
+        BodyTooLarge: _too_large,
+        StarletteHTTPException: _starlette,
+        Exception: _crash,
+    }
+    routes: list[tuple[str, str, str, Endpoint]] = []  # (method, path, tag, endpoint)
 
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            app.openapi_schema = document(app, settings)
-        return app.openapi_schema
+    def route(method: str, path: str, tag: str) -> Callable[[Endpoint], Endpoint]:
+        def register(endpoint: Endpoint) -> Endpoint:
+            routes.append((method, path, tag, endpoint))
+            return endpoint
 
-    app.openapi = openapi  # type: ignore[method-assign]
+        return register
 
     # --- producer database search ---
 
-    @app.post("/producerpdbsearch/v1/agent/search", tags=["search"])
+    @route("POST", "/producerpdbsearch/v1/agent/search", "search")
     async def agent_search(request: Request) -> Response:
         query = await _body(request, AgentSearch, "AgentSearch")
         return _answer(request, await asyncio.to_thread(sandbox.registry.search_agents, query))
 
-    @app.post("/producerpdbsearch/v1/agency/search", tags=["search"])
+    @route("POST", "/producerpdbsearch/v1/agency/search", "search")
     async def agency_search(request: Request) -> Response:
         query = await _body(request, AgencySearch, "AgencySearch")
         try:
@@ -405,17 +396,17 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
             raise HttpError(404, f"no {kind} with NPN {query.Npn}")
         return _answer(request, found)
 
-    @app.get("/producerpdbsearch/v1/agent", tags=["search"])
+    @route("GET", "/producerpdbsearch/v1/agent", "search")
     async def agent_record(request: Request) -> Response:
         return await _full(request, "agent")
 
-    @app.get("/producerpdbsearch/v1/agency", tags=["search"])
+    @route("GET", "/producerpdbsearch/v1/agency", "search")
     async def agency_record(request: Request) -> Response:
         return await _full(request, "agency")
 
     # --- producer transaction ---
 
-    @app.post("/producertransaction/v1/order", tags=["transaction"])
+    @route("POST", "/producertransaction/v1/order", "transaction")
     async def submit_order(request: Request) -> Response:
         order = await _body(request, Order, "Order")
         try:
@@ -424,7 +415,7 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
             raise HttpError(409, str(exc)) from None
         return _answer(request, result, 200 if result.order.orderDetails.updated else 201)
 
-    @app.get("/producertransaction/v1/order/status", tags=["transaction"])
+    @route("GET", "/producertransaction/v1/order/status", "transaction")
     async def order_status(request: Request) -> Response:
         query = _query(request, OrderStatusQuery, ("order_num",))
         found = await asyncio.to_thread(sandbox.orders.status, query.order_num)
@@ -447,17 +438,17 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
         result = await asyncio.to_thread(sandbox.profiles.import_record, record)
         return _answer(request, result, xml=True)
 
-    @app.post("/producerimport/v1/agents", tags=["import"])
+    @route("POST", "/producerimport/v1/agents", "import")
     async def import_agent(request: Request) -> Response:
         return await _import(request, AgentRecord, "Agent")
 
-    @app.post("/producerimport/v1/agencies", tags=["import"])
+    @route("POST", "/producerimport/v1/agencies", "import")
     async def import_agency(request: Request) -> Response:
         return await _import(request, AgencyRecord, "Agency")
 
     # --- bulk profile import (NDJSON) ---
 
-    @app.post("/bulk/v1/{itemType}", tags=["bulk"])
+    @route("POST", "/bulk/v1/{itemType}", "bulk")
     async def bulk_submit(request: Request) -> Response:
         item_type = request.path_params["itemType"]
         if item_type != "profile":
@@ -483,7 +474,7 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
             raise HttpError(400, "the bulk request has bad lines", errors) from None
         return JSONResponse({"bulkRequestId": job}, status_code=202)
 
-    @app.get("/bulk/v1/status/{bulkRequestId}", tags=["bulk"])
+    @route("GET", "/bulk/v1/status/{bulkRequestId}", "bulk")
     async def bulk_status(request: Request) -> Response:
         job = request.path_params["bulkRequestId"]
         if not bulk.is_request_id(job):
@@ -517,12 +508,69 @@ def create_app(sandbox: Sandbox, *, manage: bool = True) -> FastAPI:
             raise HttpError(404, f"no {kind} profile with ProfileKey {query.profileKey}")
         return _answer(request, found)
 
-    @app.post("/producerexport/v1/agents/export", tags=["export"])
+    @route("POST", "/producerexport/v1/agents/export", "export")
     async def export_agent(request: Request) -> Response:
         return await _export(request, AgentExportRequest, "agent")
 
-    @app.post("/producerexport/v1/agencies/export", tags=["export"])
+    @route("POST", "/producerexport/v1/agencies/export", "export")
     async def export_agency(request: Request) -> Response:
         return await _export(request, AgencyExportRequest, "agency")
 
+    if web_docs:
+        return _documented_app(sandbox, routes, handlers, lifespan)
+    app = Starlette(
+        routes=[Route(path, endpoint, methods=[method]) for method, path, _, endpoint in routes],
+        exception_handlers=handlers,
+        lifespan=lifespan,
+    )
+    app.add_middleware(Gate, sandbox=sandbox)
+    return app
+
+
+def _documented_app(
+    sandbox: Sandbox,
+    routes: list[tuple[str, str, str, Endpoint]],
+    handlers: dict[Any, Callable[..., Any]],
+    lifespan: Callable[[Any], Any],
+) -> ASGIApp:
+    """The FastAPI app of ``routes``: /openapi.json (see :mod:`openapi`) and, while no
+    token is required, the /docs and /redoc pages (they cannot send a token)."""
+    from fastapi import FastAPI
+    from fastapi.exceptions import RequestValidationError
+
+    from tui_app.sandbox.openapi import document
+
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            FieldError(
+                ".".join(str(p) for p in e["loc"][1:]) or str(e["loc"][0]),
+                "is required" if e["type"] == "missing" else e["msg"],
+            )
+            for e in exc.errors()
+        ]
+        return _error(400, "invalid request", errors)
+
+    settings = sandbox.settings
+    docs = settings.token is None
+    app = FastAPI(
+        title="Producer Registry Services (sandbox)",
+        version="v1",
+        description="A faithful stand-in of the Producer Registry Services API for "
+        "learning, training and integration tests. Synthetic data only.",
+        lifespan=lifespan,
+        separate_input_output_schemas=False,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        exception_handlers={**handlers, RequestValidationError: _invalid},
+    )
+    for method, path, tag, endpoint in routes:
+        app.add_api_route(path, endpoint, methods=[method], tags=[tag])
+    app.add_middleware(Gate, sandbox=sandbox)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = document(app, settings)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

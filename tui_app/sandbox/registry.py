@@ -19,6 +19,7 @@ Hit lists carry only the last four SSN or FEIN digits.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime
 from typing import Any, Literal
@@ -129,6 +130,9 @@ class Registry:
         self.as_of: date | None = None
         """The sandbox's date when it is later than the one the registry was seeded for:
         records are then shown as they stand on that day (:func:`synthetic.as_of`)."""
+        self._ready = threading.Event()
+        self._ready.set()  # cleared while a seeding runs in the background
+        self._seed_error: BaseException | None = None
 
     # --- seeding ----------------------------------------------------------------------
 
@@ -138,15 +142,23 @@ class Registry:
         individuals: int = 5000,
         firms: int = 1000,
         today: date | None = None,
+        *,
+        background: bool = False,
     ) -> bool:
         """Fill the registry from :func:`generate_docs` unless it already holds that
-        registry; different parameters replace it. Returns whether it seeded.
+        registry; different parameters replace it. Returns whether it seeds.
 
         ``today`` is the sandbox's date. A new registry's licenses are dated from it; left
         out, that is the real date of the first seeding, and the data stays put across
         restarts. A later ``today`` moves the sandbox's clock on without changing the data:
         records are shown as they stand that day (licenses expire), so a watch sees
-        changes between two checks. An earlier one dates the registry from it again."""
+        changes between two checks. An earlier one dates the registry from it again.
+
+        With ``background`` a registry to generate is seeded on a thread and this returns
+        at once (the embedded sandbox: generating takes most of a first start-up, and the
+        service can answer meanwhile); every read of the registry waits until it is in
+        place, so no reader ever sees part of it."""
+        self._ready.wait()  # a seeding under way decides what is stored
         self.as_of = None
         stored = self._seeded()
         if stored is not None:
@@ -156,7 +168,26 @@ class Registry:
             if same and (today is None or today >= seeded_for):
                 self.as_of = today if today and today > seeded_for else None
                 return False
-        today = today or date.today()
+        args = (seed, individuals, firms, today or date.today())
+        if not background:
+            self._seed(*args)
+            return True
+        self._ready.clear()
+        self._seed_error = None
+        threading.Thread(
+            target=self._seed_and_release, args=args, name="sandbox-seed", daemon=True
+        ).start()
+        return True
+
+    def _seed_and_release(self, *args: Any) -> None:
+        try:
+            self._seed(*args)
+        except Exception as exc:  # kept for the readers, who report it
+            self._seed_error = exc
+        finally:
+            self._ready.set()
+
+    def _seed(self, seed: int, individuals: int, firms: int, today: date) -> None:
         wanted = to_json(
             {"seed": seed, "individuals": individuals, "firms": firms, "today": str(today)}
         )
@@ -167,7 +198,7 @@ class Registry:
                 "SELECT value FROM registry_meta WHERE key = ?", (_SEEDED_KEY,)
             ).fetchone()
             if got is not None and got["value"] == wanted:
-                return False  # another thread seeded it meanwhile
+                return  # another thread or process seeded it meanwhile
             for table in ("registry_individuals", "registry_firms", "registry_licenses"):
                 conn.execute(f"DELETE FROM {table}")
             conn.executemany(
@@ -178,7 +209,13 @@ class Registry:
             conn.execute(
                 "INSERT OR REPLACE INTO registry_meta VALUES (?, ?)", (_SEEDED_KEY, wanted)
             )
-        return True
+
+    def _wait_seeded(self) -> None:
+        """Wait for a seeding in the background, if one is under way (see ensure_seeded)."""
+        self._ready.wait()
+        if self._seed_error is not None:
+            error = self._seed_error
+            raise RuntimeError(f"the sandbox could not seed its registry: {error}") from error
 
     def _seeded(self) -> str | None:
         row = self.db.query_one("SELECT value FROM registry_meta WHERE key = ?", (_SEEDED_KEY,))
@@ -187,6 +224,7 @@ class Registry:
     # --- search -----------------------------------------------------------------------
 
     def search_agents(self, req: AgentSearch) -> AgentSearchResponse:
+        self._wait_seeded()
         rows, total = self._find_agents(req)
         stamp = self._stamp("PDB Search", req.CostCenter)
         return AgentSearchResponse(
@@ -230,6 +268,7 @@ class Registry:
         return rows, len(rows)
 
     def search_agencies(self, req: AgencySearch) -> AgencySearchResponse:
+        self._wait_seeded()
         rows, total = self._find_agencies(req)
         stamp = self._stamp("PDB Search", req.CostCenter)
         return AgencySearchResponse(
@@ -314,6 +353,7 @@ class Registry:
     ) -> FullRecordResponse | None:
         """The whole record of an individual (``agent``) or a firm (``agency``); None when
         no producer of that kind has the NPN."""
+        self._wait_seeded()
         row = self.db.query_one(_DOC_SQL[kind], (npn,))
         if row is None:
             return None
@@ -331,6 +371,7 @@ class Registry:
         an active appointment (a month later by the sandbox's date, that appointment has no
         active license behind it, and the record has changed), and an NPN the registry
         does not have."""
+        self._wait_seeded()
         seeded = self._seeded()
         if seeded is None:
             return []

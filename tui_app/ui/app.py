@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterable
 from datetime import date
 from functools import partial
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -18,6 +19,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widgets import Footer
 
 from tui_app.client.errors import ClientError
 from tui_app.config import Config, ConfigError, Environment, save_config
@@ -162,10 +164,20 @@ class ProducerApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._apply_keymap()
         # Nothing touches the network (or the sandbox) before the first frame.
-        # A short timer rather than the next refresh: the first frame takes a few refreshes
-        # (the footer paints last) and the connection work competes with them for the GIL.
-        self.set_timer(0.15, self._after_first_frame)
+        self.call_after_refresh(self._when_drawn)
         self.health_timer = self.set_interval(HEALTH_EVERY, self.check_health)
+
+    def _when_drawn(self, refreshes: int = 0) -> None:
+        """Start the connection once the first full frame is on the terminal. The footer
+        fills in its keys a refresh or two after the rest of the screen, and the connection
+        work would compete with those refreshes for the GIL: so wait for the keys (a few
+        refreshes at most), then for the refresh that paints them. No fixed timer: a
+        loaded machine outruns one."""
+        footers = self.screen.query(Footer)
+        if footers and not footers.first().children and refreshes < 10:
+            self.call_after_refresh(self._when_drawn, refreshes + 1)
+        else:
+            self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
         # The CLI turns the garbage collector off while the app starts (it only finds
@@ -183,11 +195,11 @@ class ProducerApp(App[None]):
         self._connected.clear()
         self._connect_error = None
         self.service_state = "… starting the sandbox" if self.env.embedded else "… connecting"
-        from tui_app.client.factory import connect
-
+        # The client and the contract load on a thread, so the loop keeps drawing.
+        factory = await asyncio.to_thread(import_module, "tui_app.client.factory")
         try:
             await self._ask_missing_secret()
-            self.connection = await connect(self.env, today=self.fixed_today)
+            self.connection = await factory.connect(self.env, today=self.fixed_today)
         except (ConfigError, ClientError, OSError) as exc:
             self._connect_error = exc
             self.service_state = "○ not connected"

@@ -1,0 +1,100 @@
+"""Start-up (issue 15, item 7): the connection opens right after the first full frame, with
+no fixed timer, and a first run is online before the embedded sandbox has seeded its
+registry. Figures come from benchmarks/bench_startup.py, never from these tests."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import pytest
+from conftest import UI_TODAY
+from textual.widgets import Footer
+from ui_support import SIZE
+
+from tui_app.config import load_config
+from tui_app.sandbox import registry as registry_module
+from tui_app.sandbox.synthetic import DEMO_AGENT_NPN
+from tui_app.ui.app import ProducerApp
+
+
+async def test_the_connection_opens_as_soon_as_the_first_full_frame_is_drawn(
+    ui_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the footer's keys (the last part of the first frame) are drawn, the next
+    refreshes open the connection: no timer to wait out, which the machine's load can
+    outrun either way (before the frame is full, or long after it)."""
+    footer_keys: list[int] = []
+    open_connection = ProducerApp.open_connection
+
+    def recorded(self: ProducerApp) -> Any:
+        footer_keys.append(len(self.screen.query_one(Footer).children))
+        return open_connection(self)
+
+    monkeypatch.setattr(ProducerApp, "open_connection", recorded)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(5):  # refreshes; no time passes beyond what they take
+            if footer_keys:
+                break
+            await pilot.pause()
+        assert footer_keys and footer_keys[0] > 0  # opened, and after the footer's keys
+        assert app.service_state != "… connecting"
+
+
+async def test_a_first_run_is_online_while_the_sandbox_still_seeds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fresh data folder: the sandbox's registry is generated on a thread (held here),
+    and the app is online meanwhile; a read waits for the registry and finds it."""
+    gate, generate = threading.Event(), registry_module.generate_docs
+
+    def held(seed: int, individuals: int, firms: int, today: Any) -> Any:
+        assert gate.wait(10), "the registry's seeding was never let go on"
+        yield from generate(seed, 40, 8, today)  # a small registry: the test is not about size
+
+    monkeypatch.setattr(registry_module, "generate_docs", held)
+    app = ProducerApp(load_config(), today=UI_TODAY)
+    try:
+        async with app.run_test(size=SIZE):
+            client = await asyncio.wait_for(app.client(), 10)
+            await asyncio.wait_for(app.workers.wait_for_complete(), 10)
+            assert app.service_state.startswith("● online")
+            assert not gate.is_set()
+            gate.set()
+            record = await client.get_agent(DEMO_AGENT_NPN)
+            assert record.NiprFullInfo.Producer.Npn == DEMO_AGENT_NPN
+    finally:
+        gate.set()
+
+
+def test_the_embedded_sandbox_runs_without_the_web_framework() -> None:
+    """FastAPI (about a sixth of a first run's way to online) serves only the served
+    sandbox's OpenAPI document and docs pages; in-process the same routes run on Starlette.
+    A fresh interpreter asks the embedded sandbox for an order it does not have: the
+    route, its error handler and the one error shape answer, and FastAPI was never
+    imported."""
+    code = """if True:
+        import asyncio, sys
+        from tui_app.client.errors import ClientError
+        from tui_app.client.factory import connect
+        from tui_app.config import Environment
+
+        async def main():
+            connection = await connect(Environment(embedded=True))
+            try:
+                await connection.client.order_status("NO-SUCH-ORDER")
+            except ClientError as exc:
+                print(exc)
+            finally:
+                await connection.aclose()
+            print("fastapi loaded:", "fastapi" in sys.modules)
+
+        asyncio.run(main())
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "no order with client order number NO-SUCH-ORDER" in out.stdout
+    assert out.stdout.splitlines()[-1] == "fastapi loaded: False"
