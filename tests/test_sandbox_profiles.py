@@ -13,6 +13,7 @@ from tui_app.contract.profile import AgencyRecord, AgentRecord
 from tui_app.contract.search import FullInfo
 from tui_app.sandbox.db import Database
 from tui_app.sandbox.profiles import (
+    DEMO_PROFILES,
     SCHEMA,
     AmbiguousProfile,
     ImportRules,
@@ -357,3 +358,30 @@ def test_profiles_survive_a_restart(tmp_path: Path, profiles: Profiles):
     profiles.import_record(full_agent())
     again = Profiles(Database(tmp_path / "sandbox.db", schemas=(SCHEMA,)), load_import_rules())
     assert again.get("agent", "K1") == full_agent()
+
+
+def test_a_started_sandbox_has_the_demo_profiles_the_readme_names(tmp_path: Path):
+    """AQS-1 and SRP-1, the carrier's profiles of the demo individual and firm, export
+    with their registry data at once; a demo profile the user changed keeps the change
+    when the sandbox starts again."""
+    from tui_app.sandbox.app import Sandbox, SandboxSettings
+
+    settings = SandboxSettings(db_path=tmp_path / "demo.db", seed=1, size=50)
+    sandbox = Sandbox(settings)
+    sandbox.start(bulk_worker=False)
+    agent_sets = sandbox.profiles.export("agent", "AQS-1", ["Demographic", "License"])
+    agency_sets = sandbox.profiles.export("agency", "SRP-1", ["Demographic"])
+    assert agent_sets is not None and agency_sets is not None
+    shown = agent_sets.model_dump_json()
+    assert "Avery" in shown and "19000001" in shown and "0H19001" in shown  # a CA license
+    assert "Sample Risk Partners LLC" in agency_sets.model_dump_json()
+    changed = DEMO_PROFILES[0].model_copy(
+        update={"Demographic": DEMO_PROFILES[0].Demographic.model_copy(update={"FirstName": "Ava"})}
+    )
+    assert sandbox.profiles.import_record(changed).Success
+    sandbox.stop()
+    again = Sandbox(settings)
+    again.start(bulk_worker=False)
+    found = again.profiles.get("agent", "AQS-1")
+    again.stop()
+    assert found is not None and found.Demographic.FirstName == "Ava"

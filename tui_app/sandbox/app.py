@@ -111,7 +111,7 @@ class Sandbox:
         return self._lookup("agent", npn) or self._lookup("agency", npn)
 
     def start(self, *, bulk_worker: bool = True, seed_in_background: bool = False) -> None:
-        """Seed the registry (once per database) and start the bulk worker, or (with
+        """Seed the registry and the demo profiles (once per database) and start the bulk worker, or (with
         ``bulk_worker`` false) leave it to start on the first bulk request. The embedded
         sandbox waits: the app's own process never sends bulk requests (a detached worker
         does, with its own sandbox over the same file), so it must not take the database's
@@ -119,6 +119,7 @@ class Sandbox:
         With ``seed_in_background`` a registry still to generate is seeded on a thread
         (reads of it wait), so the sandbox answers at once."""
         s = self.settings
+        self.profiles.ensure_demo()
         self.registry.ensure_seeded(
             s.seed, s.size, max(1, s.size // 5), today=s.today, background=seed_in_background
         )

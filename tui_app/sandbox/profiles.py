@@ -97,6 +97,24 @@ class AmbiguousProfile(LookupError):
     """A ProfileKey that several identities share was looked up without its Ssn or Tin."""
 
 
+DEMO_PROFILES: tuple[AgentRecord | AgencyRecord, ...] = (
+    AgentRecord.model_validate({
+        "ProfileKey": "AQS-1", "Ssn": "000121234",
+        "Demographic": {"FirstName": "Avery", "MiddleInitial": "Q", "LastName": "Sample",
+                        "NiprNumber": "19000001", "EmpStatus": "7040"},
+        "BusinessAddress": {"StreetAddress1": "100 Example Plaza", "City": "Sacramento",
+                            "State": "CA", "Zip": "95814"},
+    }),
+    AgencyRecord.model_validate({
+        "ProfileKey": "SRP-1", "Tin": "000000001",
+        "Demographic": {"FirmName": "Sample Risk Partners LLC", "Nipr": "19000002",
+                        "Status": 7040},
+    }),
+)  # fmt: skip
+"""The carrier's profiles of the registry's two demo records (README names them), so a
+new user can open, export and watch one at once."""
+
+
 class Profiles:
     """Profiles over the shared database. ``lookup`` is the registry, joined into exports
     by the profile's NPN (None: exports carry no registry data)."""
@@ -161,6 +179,17 @@ class Profiles:
             (record.kind, key, identity, text, now, now),
         )
         return new
+
+    def ensure_demo(self) -> None:
+        """Store :data:`DEMO_PROFILES` where they are missing; a demo profile the user has
+        changed keeps the changes."""
+        now = self._clock().isoformat()
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO profiles VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [(r.kind, *r.identity, r.model_dump_json(exclude_none=True), now, now)
+                 for r in DEMO_PROFILES],
+            )  # fmt: skip
 
     def get(self, kind: str, profile_key: str, identity: str | None = None) -> Record | None:
         """The profile with this ProfileKey (and Ssn or Tin, when given), or None. A

@@ -230,9 +230,9 @@ def _export(sub) -> None:
         sub,
         "export",
         "export data sets of an agent or agency profile",
-        "  producer-tui export agent PK-1 --data-sets Address,License\n"
-        "  producer-tui export agency FIRM-7 --all --out firm7.json\n"
-        "  producer-tui export agent PK-1 --all --csv exports/   # one CSV per data set",
+        "  producer-tui export agent AQS-1 --data-sets Address,License\n"
+        "  producer-tui export agency SRP-1 --all --out srp1.json\n"
+        "  producer-tui export agent AQS-1 --all --csv exports/   # one CSV per data set",
         ("table", "json", "xml"),
     )
     export.add_argument("kind", choices=("agent", "agency"))
