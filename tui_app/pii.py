@@ -6,6 +6,7 @@ whole. These helpers are the one place that decides what a masked value looks li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 PII_FIELDS = frozenset({
@@ -53,10 +54,18 @@ def mask_value(name: str, value: object, reveal: bool = False) -> object:
     return format_ssn(text)
 
 
-def mask_tree(value: Any, reveal: bool = False) -> Any:
-    """A copy of a JSON-like tree with every personal field masked (for raw views)."""
+def mask_tree(
+    value: Any, reveal: bool = False, mask: Callable[[str, Any], Any] = mask_value
+) -> Any:
+    """A copy of a JSON-like tree with every personal field masked by ``mask`` (for raw
+    views)."""
     if reveal:
         return value
+    if isinstance(value, dict):
+        return {k: mask_tree(mask(k, v), reveal, mask) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_tree(v, reveal, mask) for v in value]
+    return value
     if isinstance(value, dict):
         return {k: mask_tree(mask_value(k, v), reveal) for k, v in value.items()}
     if isinstance(value, list):

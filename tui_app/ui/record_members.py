@@ -47,9 +47,10 @@ _PII_LIKE = re.compile(
 )
 
 
-def mask_member(name: str, value: Any, reveal: bool) -> Any:
+def mask_member(name: str, value: Any, reveal: bool = False) -> Any:
     """Mask personal data by member name, also in members no model knows (``TaxId``,
-    ``BirthDate``), so the generic tree shows no more than the tabs."""
+    ``BirthDate``), so the generic tree shows no more than the tabs (the masker
+    :func:`~tui_app.pii.mask_tree` is given for it)."""
     if reveal or value in (None, "") or isinstance(value, dict | list):
         return value
     if name in PII_FIELDS:
@@ -69,17 +70,6 @@ def us_date(text: str | None) -> str | None:
     ISO (the minimal dialect does); other text is left as it is."""
     found = parse_date(text) if text else None
     return found.strftime("%m/%d/%Y") if found else text
-
-
-def mask_members(value: Any, reveal: bool) -> Any:
-    """A copy of a JSON-like tree with personal data masked by :func:`mask_member`."""
-    if reveal:
-        return value
-    if isinstance(value, dict):
-        return {k: mask_members(mask_member(k, v, reveal), reveal) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask_members(v, reveal) for v in value]
-    return value
 
 
 def unshown_members(model: BaseModel, path: str = "") -> list[tuple[str, Any]]:

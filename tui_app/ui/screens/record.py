@@ -22,9 +22,9 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, T
 
 from tui_app.client.errors import ClientError
 from tui_app.contract.search import FullInfo
-from tui_app.pii import format_dob, format_fein, format_ssn
+from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree
 from tui_app.standing import license_standing
-from tui_app.ui.record_members import mask_member, mask_members, unshown_members, us_date
+from tui_app.ui.record_members import mask_member, unshown_members, us_date
 from tui_app.ui.screens.base import HELP_KEY
 from tui_app.ui.typed_app import OfProducerApp
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -203,7 +203,7 @@ class RecordScreen(OfProducerApp, Screen):
         self.query_one("#overview-text", Static).update(self._overview(info, reveal))
         self._fill_tables(info, reveal)
         self._fill_more(info, reveal)
-        raw = mask_members(info.model_dump(mode="json", exclude_none=True), reveal)
+        raw = mask_tree(info.model_dump(mode="json", exclude_none=True), reveal, mask_member)
         self.query_one("#raw-text", TextArea).load_text(json.dumps(raw, indent=2))
 
     def _is_firm(self, info: FullInfo) -> bool:
