@@ -104,6 +104,15 @@ def pytest_fixture_setup(fixturedef, request):
         yield
 
 
+@pytest.fixture(scope="module")
+def served_sandbox(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
+    """The sandbox served once for the module that uses it (a small registry on a fixed
+    date: tests/sandbox_server.py), started with the module's ``SERVE_ARGS``."""
+    args = getattr(request.module, "SERVE_ARGS", ())
+    with sandbox_server.serve(tmp_path_factory.mktemp("served") / "sb.db", *args) as server:
+        yield server
+
+
 @pytest.fixture
 def sandbox_dialect(request: pytest.FixtureRequest):
     """The sandbox dialect of this test ("native" unless parametrized): the embedded one
