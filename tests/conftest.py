@@ -77,12 +77,17 @@ SERVED_FIXTURES = {
 dialect. Tests of these modules that call ``serve()`` themselves run in both too."""
 
 
+def serves_in_either_dialect(source: str) -> bool:
+    """A test that serves the sandbox itself, in no dialect of its own choosing."""
+    return "serve(" in source and '"--dialect"' not in source
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     module = metafunc.definition.path.name
     served = SERVED_FIXTURES.get(module)
     if served and served in metafunc.fixturenames:
         metafunc.parametrize(served, sandbox_server.DIALECTS, indirect=True, scope="module")
-    elif (served and "serve(" in inspect.getsource(metafunc.function)) or (
+    elif (served and serves_in_either_dialect(inspect.getsource(metafunc.function))) or (
         module in DIALECT_UI_MODULES and "ui_app" in metafunc.fixturenames
     ):
         if "sandbox_dialect" not in metafunc.fixturenames:
@@ -102,6 +107,15 @@ def pytest_fixture_setup(fixturedef, request):
             sandbox_server.DIALECT = "native"  # and no other module's sandbox after it
     else:
         yield
+
+
+@pytest.fixture(scope="module")
+def served_sandbox(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
+    """The sandbox served once for the module that uses it (a small registry on a fixed
+    date: tests/sandbox_server.py), started with the module's ``SERVE_ARGS``."""
+    args = getattr(request.module, "SERVE_ARGS", ())
+    with sandbox_server.serve(tmp_path_factory.mktemp("served") / "sb.db", *args) as server:
+        yield server
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from tui_app.config import GROUP_PREFIXES
@@ -18,7 +19,11 @@ DIALECT = "native"
 the dialects an integration test runs against."""
 
 
+@dataclass
 class Server(ServedSandbox):
+    dialect: str = "native"
+    """The dialect it answers in."""
+
     @property
     def urls(self) -> dict[str, str]:
         return {group: self.url + prefix for group, prefix in GROUP_PREFIXES.items()}
@@ -33,6 +38,8 @@ class Server(ServedSandbox):
 def serve(db: Path, *args: str) -> Iterator[Server]:
     """A small registry (300 individuals) on a fixed date, in :data:`DIALECT`, plus
     ``args``."""
-    dialect = () if "--dialect" in args else ("--dialect", DIALECT)
-    with served(db, "--size", "300", "--today", TODAY, *dialect, *args) as sandbox:
-        yield Server(sandbox.url, sandbox.process, sandbox.startup_seconds)
+    given = "--dialect" in args
+    dialect = args[args.index("--dialect") + 1] if given else DIALECT
+    extra = () if given else ("--dialect", dialect)
+    with served(db, "--size", "300", "--today", TODAY, *extra, *args) as sandbox:
+        yield Server(sandbox.url, sandbox.process, sandbox.startup_seconds, dialect=dialect)

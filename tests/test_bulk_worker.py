@@ -130,12 +130,33 @@ def test_a_killed_worker_is_seen_as_such_and_resume_loses_nothing(served, tmp_pa
     assert sum(got[ref] > 1 for ref in refs) <= 10  # at most the one request cut off
 
 
+def worker_of(job_id: str) -> int:
+    """The pid of the detached worker running ``job_id`` (Linux: read from /proc)."""
+    wanted = ["-m", "tui_app", "bulk", "work", job_id]
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().decode().split("\0")
+        except (OSError, ValueError):
+            continue
+        if argv[1:6] == wanted:
+            return int(entry.name)
+    raise AssertionError(f"no worker runs job {job_id}")
+
+
 def test_two_workers_never_run_one_job(served, tmp_path):
     path = write_ndjson(tmp_path / "two.ndjson", agents("TWO", 200))
     job_id = shell("submit", str(path), "--batch-size", "10", "--concurrency", "1").stdout.strip()
-    again = shell("resume", job_id)
+    # The first worker holds the job (submit returns once it does) and is frozen there, so
+    # it cannot finish before the second try, however loaded the machine.
+    pid = worker_of(job_id)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        again = shell("resume", job_id)
+    finally:
+        os.kill(pid, signal.SIGCONT)
     assert again.returncode == 2 and "already running in another process" in again.stderr
     assert shell("status", job_id, "--follow").returncode == 0
+    assert Journal().job(job_id).counts.completed == 200
 
 
 # --- what the CLI owes a user's data ---------------------------------------------------------

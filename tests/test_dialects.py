@@ -44,22 +44,19 @@ def order(num: str, juris: str = "AS") -> dict:
     }
 
 
-@pytest.fixture(scope="module")
-def served_sandbox(tmp_path_factory, request):
-    db = tmp_path_factory.mktemp("dialect") / "sb.db"
-    with serve(db, "--step-seconds", "0.2") as server:
-        yield server, request.param
+SERVE_ARGS = ("--step-seconds", "0.2")
+"""Of ``served_sandbox`` (tests/conftest.py)."""
 
 
 @pytest.fixture
 async def client(served_sandbox):
-    server, _ = served_sandbox
+    server = served_sandbox
     async with RegistryClient(server.urls, timeout=10) as c:
         yield c
 
 
 async def test_search_and_full_record_read_in_either_dialect(client, served_sandbox):
-    _, dialect = served_sandbox
+    dialect = served_sandbox.dialect
     found = await client.search_agents(
         {"SearchType": "NAME", "FirstName": "Avery", "LastName": "Sample"}
     )
@@ -104,7 +101,7 @@ async def wait_final(client: RegistryClient, num: str) -> str:
 
 async def test_posting_a_final_orders_number_again_updates_it(client, served_sandbox):
     # Issue 10, item 7: interface rule 2 states no exception for final orders.
-    _, dialect = served_sandbox
+    dialect = served_sandbox.dialect
     num = f"FIN{dialect[:3].upper()}1"
     await client.submit_order(order(num))
     final = await wait_final(client, num)
@@ -118,14 +115,14 @@ async def test_posting_a_final_orders_number_again_updates_it(client, served_san
 
 
 async def test_an_order_date_typed_iso_is_filed_as_mm_dd_yyyy(client, served_sandbox):
-    num = f"DATE{served_sandbox[1][:3].upper()}"
+    num = f"DATE{served_sandbox.dialect[:3].upper()}"
     filed = (await client.submit_order(order(num, "CA"))).order
     assert filed.itemDetails["dateOfBirth"] == "01/31/1980"
 
 
 async def test_bulk_status_of_an_all_failed_request_is_read(client, served_sandbox):
     # Issue 10, item 3: the minimal dialect says FAILED, the native one FAILURE.
-    _, dialect = served_sandbox
+    dialect = served_sandbox.dialect
     bad = BulkItem.model_validate(
         {
             "clientRefId": "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
@@ -160,7 +157,7 @@ async def test_import_answer_is_read_whatever_its_xml_root(client, served_sandbo
 async def test_export_names_by_type_and_unknown_names_in_either_dialect(client, served_sandbox):
     # Issue 10, item 4: the interface's type names are accepted; the sandbox answers the
     # names it does not know in a member of its own.
-    _, dialect = served_sandbox
+    dialect = served_sandbox.dialect
     firm = {
         "ProfileKey": "EXP-1",
         "Tin": "000000001",

@@ -59,21 +59,19 @@ def order(num: str, **data) -> dict:
     }
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("sandbox") / "sb.db", "--step-seconds", "0.2") as s:
-        yield s
+SERVE_ARGS = ("--step-seconds", "0.2")
+"""Of ``served_sandbox`` (tests/conftest.py)."""
 
 
 @pytest.fixture
-async def client(server):
-    async with RegistryClient(server.urls) as c:
+async def client(served_sandbox):
+    async with RegistryClient(served_sandbox.urls) as c:
         yield c
 
 
 @pytest.fixture
-def http(server):
-    with httpx.Client(base_url=server.url, timeout=10) as c:
+def http(served_sandbox):
+    with httpx.Client(base_url=served_sandbox.url, timeout=10) as c:
         yield c
 
 
@@ -541,8 +539,8 @@ def test_export_joins_the_registry_record_and_refuses_unknown_names(http):
     assert unknown.status_code == 404
 
 
-async def test_client_typed_errors_against_the_real_service(server):
-    async with RegistryClient(server.urls, format="xml") as xml_client:
+async def test_client_typed_errors_against_the_real_service(served_sandbox):
+    async with RegistryClient(served_sandbox.urls, format="xml") as xml_client:
         found = await xml_client.search_agents({"SearchType": "NPN", "Npn": 19000001})
         assert found.IndividualsSummaryInfo.Individuals[0].LastName == "Sample"
         with pytest.raises(Rejected):

@@ -82,15 +82,13 @@ def vm_hwm(pid: int) -> int:
     raise AssertionError("no VmHWM")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("shared") / "sb.db", "--max-bulk-records", "50") as s:
-        yield s
+SERVE_ARGS = ("--max-bulk-records", "50")
+"""Of ``served_sandbox`` (tests/conftest.py)."""
 
 
 @pytest.fixture
-def http(server):
-    with httpx.Client(base_url=server.url, timeout=30) as c:
+def http(served_sandbox):
+    with httpx.Client(base_url=served_sandbox.url, timeout=30) as c:
         yield c
 
 
@@ -138,8 +136,8 @@ def chunked_post(url: str, path: str, content_type: str, total: int) -> tuple[in
         ("/producerexport/v1/agencies/export", "application/xml"),
     ],
 )
-def test_1_chunked_bodies_over_the_limit_get_413_on_every_route(server, path, content_type):
-    status, body = chunked_post(server.url, path, content_type, 20 * MIB)
+def test_1_chunked_bodies_over_the_limit_get_413_on_every_route(served_sandbox, path, content_type):
+    status, body = chunked_post(served_sandbox.url, path, content_type, 20 * MIB)
     assert status == 413
     assert "larger than" in json.loads(body)["message"]
 
@@ -152,14 +150,14 @@ def test_1_declared_length_over_the_limit_gets_413(http):
     assert answer.status_code == 413
 
 
-def test_1_memory_stays_flat_under_a_large_chunked_body(server):
-    before = vm_hwm(server.process.pid)
+def test_1_memory_stays_flat_under_a_large_chunked_body(served_sandbox):
+    before = vm_hwm(served_sandbox.process.pid)
     status, _ = chunked_post(
-        server.url, "/producerpdbsearch/v1/agent/search", "application/json", 96 * MIB
+        served_sandbox.url, "/producerpdbsearch/v1/agent/search", "application/json", 96 * MIB
     )
     assert status == 413
     # The old server read the whole body first: 96 MiB and more on top.
-    assert vm_hwm(server.process.pid) - before < 32 * MIB
+    assert vm_hwm(served_sandbox.process.pid) - before < 32 * MIB
 
 
 async def test_1_the_gate_stops_reading_at_the_limit(tmp_path):
@@ -254,8 +252,8 @@ def test_3_deep_or_huge_xml_is_a_clear_400(http):
     assert answer.status_code == 400
 
 
-def test_3_json_with_millions_of_values_is_refused_before_it_is_parsed(server, http):
-    before = vm_hwm(server.process.pid)
+def test_3_json_with_millions_of_values_is_refused_before_it_is_parsed(served_sandbox, http):
+    before = vm_hwm(served_sandbox.process.pid)
     body = (
         json.dumps(order("MANY1"))
         .replace('"niprNoReq"', '"loa": [' + ",".join(['""'] * 5_000_000) + '], "niprNoReq"')
@@ -274,7 +272,7 @@ def test_3_json_with_millions_of_values_is_refused_before_it_is_parsed(server, h
     assert answer.json()["errors"][0]["path"] == "line 1"
     assert "values" in answer.json()["errors"][0]["message"]
     # The old server turned each into millions of Python objects: over a gigabyte.
-    assert vm_hwm(server.process.pid) - before < 64 * MIB
+    assert vm_hwm(served_sandbox.process.pid) - before < 64 * MIB
 
 
 def test_3_the_wire_layer_refuses_depth_before_recursing():

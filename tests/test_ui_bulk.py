@@ -478,8 +478,11 @@ async def test_an_unreachable_service_stops_the_job_with_a_plain_message(
 async def test_a_running_job_stops_on_request_and_resumes(
     ui_app, config_file, tmp_path, monkeypatch
 ):
-    monkeypatch.setenv(DELAYS_VARIABLE, "1")  # retries wait as they do for users
-    sandbox_failing(config_file, 1.0)  # every record fails, retryably: the job takes a while
+    # Every record fails, retryably, and waits 5 s before it is sent again (a stop cuts
+    # that wait short; a resume honours it): the job is still running when F7 comes,
+    # however loaded the machine (with the users' delays it had 0.5 s).
+    monkeypatch.setenv(DELAYS_VARIABLE, "10")
+    sandbox_failing(config_file, 1.0)
     path = write_lines(tmp_path / "flaky.ndjson", [agent_line(n) for n in range(1, 5)])
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -500,6 +503,7 @@ async def test_a_running_job_stops_on_request_and_resumes(
             screen, "#bulk-selected-text"
         )
         sandbox_failing(config_file, 0.0)  # the next worker's sandbox does not fail
+        monkeypatch.setenv(DELAYS_VARIABLE, "0.05")  # nor waits long
         await pilot.press("f6")
         await settle(app, pilot)
         await wait_for(pilot, lambda: Journal().job(job_id).state == DONE, "the resumed job")

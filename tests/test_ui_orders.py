@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
+from datetime import UTC, datetime, timedelta
 from functools import partial
 
 import pytest
@@ -17,14 +17,36 @@ from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.screens.orders import OrdersScreen
 
 
+class Clock:
+    """The embedded sandbox's time: orders move a stage only when a test steps it."""
+
+    STEP = timedelta(seconds=3)
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 21, 9, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def step(self) -> None:
+        self.now += self.STEP
+
+
 @pytest.fixture(autouse=True)
-def quick_orders(monkeypatch):
-    """Orders move a stage every 0.1 s instead of 3 s, and the tracking list asks every
-    0.1 s instead of 2 s, so a test can watch them finish."""
+def clock(monkeypatch) -> Clock:
+    """The sandbox's orders follow a clock the test moves (the tracking list is refreshed
+    with F10 rather than waited for)."""
+    clock = Clock()
     monkeypatch.setattr(
-        factory, "start_embedded_sandbox", partial(factory.start_embedded_sandbox, step_seconds=0.1)
+        factory,
+        "start_embedded_sandbox",
+        partial(
+            factory.start_embedded_sandbox,
+            step_seconds=Clock.STEP.total_seconds(),
+            clock=clock,
+        ),
     )
-    monkeypatch.setattr(orders_screen, "REFRESH_EVERY", 0.1)
+    return clock
 
 
 async def open_orders(app, pilot) -> OrdersScreen:
@@ -89,22 +111,23 @@ async def test_sponsoring_company_needs_fein_and_naic(ui_app):
         assert error_text(app, "data.naicNum") == ""
 
 
-async def wait_final(app, pilot, screen: OrdersScreen, num: str) -> list[str]:
-    """Watch the tracking list until ``num`` is final; the statuses seen, in order."""
+async def follow_to_the_end(app, pilot, screen: OrdersScreen, clock: Clock, num: str) -> list[str]:
+    """Move the sandbox's clock a stage at a time, refreshing the tracking list (F10)
+    after each, until ``num`` is final; every status the list showed, in order."""
     screen.action_tab("tracking")
     seen: list[str] = []
-    for _ in range(100):
-        await asyncio.sleep(0.05)
-        await pilot.pause()
+    for _ in range(10):
+        await pilot.press("f10")
+        await settle(app, pilot)
         [order] = [o for o in OrderBook().orders("sandbox") if o.client_order_num == num]
-        if not seen or seen[-1] != order.status:
-            seen.append(order.status)
+        seen.append(order.status)
         if order.final:
             return seen
+        clock.step()
     raise AssertionError(f"{num} never became final: {seen}")
 
 
-async def test_appointment_and_termination_are_filed_and_followed_to_the_end(ui_app):
+async def test_appointment_and_termination_are_filed_and_followed_to_the_end(ui_app, clock):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_orders(app, pilot)
@@ -114,8 +137,9 @@ async def test_appointment_and_termination_are_filed_and_followed_to_the_end(ui_
         result = str(screen.query_one("#order-result").render())
         assert "Order APP1" in result and "Status: RECEIVED" in result
         assert "000121234" not in result  # the tax id stays masked
-        seen = await wait_final(app, pilot, screen, "APP1")
-        assert seen[-1] == "APPROVED"  # CA reviews it; APP1 is not among the few denied
+        seen = await follow_to_the_end(app, pilot, screen, clock, "APP1")
+        # CA reviews it; APP1 is not among the few denied. Every stage is seen once.
+        assert seen == ["RECEIVED", "VALIDATING", "SUBMITTED", "PENDING_STATE_REVIEW", "APPROVED"]
         table = screen.query_one("#tracked", DataTable)
         assert table.get_row_at(0)[0].plain == "APP1"
 
@@ -136,7 +160,8 @@ async def test_appointment_and_termination_are_filed_and_followed_to_the_end(ui_
         )
         await pilot.press("f5")
         await settle(app, pilot)
-        assert (await wait_final(app, pilot, screen, "TERM1"))[-1] == "APPROVED"  # never denied
+        seen = await follow_to_the_end(app, pilot, screen, clock, "TERM1")
+        assert seen[-1] == "APPROVED"  # terminations are never denied
         nums = {o.client_order_num: o.ftype for o in OrderBook().orders("sandbox")}
         assert nums == {"APP1": "A", "TERM1": "T"}
 

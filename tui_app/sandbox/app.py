@@ -74,6 +74,8 @@ class SandboxSettings:
     import_rules: Path | None = None
     today: date | None = None
     """Anchors the synthetic licenses' dates; by default the date of first seeding."""
+    clock: profiles.Clock = profiles.utc_now
+    """The time orders move by (a test moves it by hand, and nothing sleeps)."""
 
 
 @dataclass
@@ -92,6 +94,7 @@ class Sandbox:
         self.orders = orders.Orders(
             self.db,
             lookup=self._lookup_npn,
+            clock=s.clock,
             step_seconds=s.step_seconds,
         )
         self.profiles = profiles.Profiles(

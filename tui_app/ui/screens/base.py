@@ -25,6 +25,17 @@ class AreaScreen(OfProducerApp, Screen):
     AREA = ""
     BINDINGS = [HELP_KEY, Binding("escape", "back", "Back", id="area.back", show=False)]
 
+    def __init__(self) -> None:
+        super().__init__()
+        # Born with the breakpoint class of the terminal's width (-narrow or -wide), which
+        # Textual would add on the first resize instead, restyling every widget of the
+        # area once more (about a quarter of the time the order form takes to open).
+        width = self.app.size.width
+        for breakpoint, name in sorted(self.app.HORIZONTAL_BREAKPOINTS or (), reverse=True):
+            if width >= breakpoint:
+                self.add_class(name)
+                break
+
     def compose(self) -> ComposeResult:
         yield StatusBar(self.AREA)
         yield from self.compose_body()
