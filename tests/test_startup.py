@@ -98,3 +98,28 @@ def test_the_embedded_sandbox_runs_without_the_web_framework() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "no order with client order number NO-SUCH-ORDER" in out.stdout
     assert out.stdout.splitlines()[-1] == "fastapi loaded: False"
+
+
+@pytest.mark.parametrize("collector_on", [True, False])
+async def test_start_up_objects_are_frozen_only_when_the_cli_held_the_collector(
+    ui_app, monkeypatch: pytest.MonkeyPatch, collector_on: bool
+) -> None:
+    """The CLI turns the garbage collector off until the first frame, and the app then
+    freezes what start-up left (later collections stay short). An app started with the
+    collector on (each test's) freezes nothing: it would keep the garbage of every app
+    before it in the process for good."""
+    import gc
+
+    frozen: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    if not collector_on:
+        gc.disable()
+    try:
+        app = ui_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await app.client()
+            await pilot.pause()
+            assert gc.isenabled()
+    finally:
+        gc.enable()
+    assert frozen == ([] if collector_on else [True])

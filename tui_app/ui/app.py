@@ -182,8 +182,11 @@ class ProducerApp(App[None]):
     def _after_first_frame(self) -> None:
         # The CLI turns the garbage collector off while the app starts (it only finds
         # start-up objects that live on); freezing them keeps later collections short.
-        gc.enable()
-        gc.freeze()
+        # Only then: an app started with the collector on (a test, one of many in a
+        # process) would freeze the garbage of every app before it for good.
+        if not gc.isenabled():
+            gc.enable()
+            gc.freeze()
         self.open_connection()
 
     def _apply_keymap(self) -> None:
