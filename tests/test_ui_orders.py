@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -334,3 +335,30 @@ async def test_a_double_press_opens_one_file_dialog(ui_app):
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen is screen
+
+
+async def test_a_tracking_refresh_that_outlives_the_list_ends_quietly(ui_app, monkeypatch):
+    """Closing the app removes the screen's widgets before the screen: a refresh whose
+    status answer arrives in between must not look for them (it raised NoMatches)."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await fill(pilot, app, APPOINTMENT)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        client = await app.client()
+        answered = asyncio.Event()
+        order_status = client.order_status
+
+        async def late(num: str):
+            await answered.wait()
+            return await order_status(num)
+
+        monkeypatch.setattr(client, "order_status", late)
+        worker = screen.refresh_tracking()
+        await pilot.pause()
+        await screen.query_one("#tracked").remove()
+        await screen.query_one("#order-result").remove()
+        answered.set()
+        await worker.wait()
+        assert worker.error is None

@@ -343,8 +343,8 @@ async def test_a_token_unset_at_start_can_be_typed_for_this_run(monkeypatch) -> 
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(20):  # the connection opens just after the first frame
             await pilot.pause(0.05)
-            if isinstance(app.screen, SecretScreen):
-                break
+            if isinstance(app.screen, SecretScreen) and app.screen.query(".dialog-text"):
+                break  # shown, and composed
         assert isinstance(app.screen, SecretScreen)
         assert "REGISTRY_TOKEN is not set" in str(app.screen.query_one(".dialog-text").render())
         box = app.screen.query_one("#secret-input", Input)

@@ -345,10 +345,13 @@ class OrdersScreen(AreaScreen):
             for order in pending:
                 response = await client.order_status(order.client_order_num)
                 self.book.update(env, response)
+                if not self.query("#tracked"):
+                    return  # the app closed meanwhile (the screen's widgets go before it)
                 self._latest(response)
         except ClientError as exc:
             self.app.service_state = f"○ {exc.message}"
-        self._fill_tracking()
+        if self.query("#tracked"):
+            self._fill_tracking()
 
     def _fill_tracking(self) -> None:
         table = self.query_one("#tracked", DataTable)
