@@ -265,25 +265,36 @@ async def bulk(pilot: Pilot) -> None:
     await settle(pilot)
 
 
+async def settle_chain(pilot: Pilot) -> None:
+    """:func:`settle`, again while work finishing starts more (the demo roster's worker
+    adds the roster in another; a check ends by reloading the views in another)."""
+    for _ in range(10):
+        await settle(pilot)
+        if not any(w.is_running or w.state.name == "PENDING" for w in pilot.app.workers):
+            return
+
+
 async def watch(pilot: Pilot) -> None:
     """The sandbox's demo roster checked twice, a month apart by the sandbox's clock, so
-    the bars and the findings show what changed; the cursor on an appointment finding."""
+    the bars and the findings show what changed; the cursor on an appointment finding.
+    Each step waits for the last one's work: the second F5 would otherwise carry on a
+    first check still running, and the findings would depend on the machine's load."""
     from datetime import timedelta
 
     await settle(pilot)
     await pilot.press("7")
     await settle(pilot)
     await pilot.press("f7")
-    await settle(pilot)
+    await settle_chain(pilot)
     await pilot.press("f5")
-    await settle(pilot)
+    await settle_chain(pilot)
     later = SCENE_DAY + timedelta(days=30)
     app = producer_app(pilot)
     assert app.connection is not None and app.connection.sandbox is not None
     app.connection.sandbox.registry.as_of = later
     app.today = later
     await pilot.press("f5")
-    await settle(pilot)
+    await settle_chain(pilot)
     await screen_as(app, WatchScreen).findings.wait_loaded()
     await pilot.press("down", "down", "down", "down", "down", "down")
     pilot.app.clear_notifications()
