@@ -12,7 +12,7 @@ import time
 
 import httpx
 import pytest
-from sandbox_server import serve
+from sandbox_server import demo_order, serve
 
 from tui_app.client.registry import RegistryClient
 from tui_app.config import Environment
@@ -24,24 +24,7 @@ SSN = "000121234"
 
 
 def order(num: str, juris: str = "AS") -> dict:
-    return {
-        "tlq": {
-            "juris": juris,
-            "pType": "I",
-            "fType": "A",
-            "lType": "M",
-            "clientOrderNum": num,
-            "userId": "tester",
-            "filingMode": "E",
-        },
-        "data": {
-            "firstName": "Avery",
-            "lastName": "Sample",
-            "taxId": SSN,
-            "niprNoReq": "19000001",
-            "dateOfBirth": "1980-01-31",
-        },
-    }
+    return demo_order(num, juris, dateOfBirth="1980-01-31")
 
 
 SERVE_ARGS = ("--step-seconds", "0.2")

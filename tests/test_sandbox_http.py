@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sandbox_server import serve
+from sandbox_server import demo_order, serve
 
 from tui_app.client.errors import AuthError, NotFound, Rejected
 from tui_app.client.registry import RegistryClient
@@ -36,27 +36,6 @@ def agent(key: str = "AG-1", ssn: str = "000450001", **sections) -> AgentRecord:
             **sections,
         }
     )
-
-
-def order(num: str, **data) -> dict:
-    return {
-        "tlq": {
-            "juris": "CA",
-            "pType": "I",
-            "fType": "A",
-            "lType": "M",
-            "clientOrderNum": num,
-            "userId": "tester",
-            "filingMode": "E",
-        },
-        "data": {
-            "firstName": "Avery",
-            "lastName": "Sample",
-            "taxId": SSN,
-            "niprNoReq": "19000001",
-            **data,
-        },
-    }
 
 
 SERVE_ARGS = ("--step-seconds", "0.2")
@@ -136,7 +115,7 @@ def test_bearer_token_is_required_when_configured(tmp_path, monkeypatch):
 
 
 def test_validation_errors_list_every_field_for_json_and_xml(http):
-    bad = order("BAD1")
+    bad = demo_order("BAD1")
     bad["tlq"]["juris"] = "CAL"
     bad["data"]["naicNum"] = "12a"
     answer = http.post("/producertransaction/v1/order", json=bad)
@@ -192,7 +171,7 @@ async def test_concurrent_requests_are_safe(client):
     async def one(i: int):
         if i % 2:
             return await client.search_agents({"SearchType": "NPN", "Npn": 19000001})
-        return await client.submit_order(order(f"CONC{i}"))
+        return await client.submit_order(demo_order(f"CONC{i}"))
 
     results = await asyncio.gather(*(one(i) for i in range(30)))
     assert len(results) == 30
@@ -278,12 +257,12 @@ async def test_full_records_and_unknown_npn(client):
 
 
 async def test_order_lifecycle_update_and_final_state(client, http):
-    created = await client.submit_order(order("LIFE1"))
+    created = await client.submit_order(demo_order("LIFE1"))
     details = created.order.orderDetails
     assert details.status == "RECEIVED" and details.updated is False
     assert created.order.itemDetails["juris"] == "CA"
     assert created.order.itemDetails["lastName"] == "Sample"
-    updated = await client.submit_order(order("LIFE1", middleName="Q"))
+    updated = await client.submit_order(demo_order("LIFE1", middleName="Q"))
     assert updated.order.orderDetails.updated is True
     assert "updated" in (updated.order.orderDetails.message or "").lower()
     assert updated.order.itemDetails["middleName"] == "Q"
@@ -304,14 +283,14 @@ async def test_order_lifecycle_update_and_final_state(client, http):
     assert seen == [stage for stage in stages if stage in seen]  # polled: some, in order
     assert status.status == "APPROVED" and status.notes
     # Interface rule 2: posting a final order again updates it too, and says so.
-    answer = http.post("/producertransaction/v1/order", json=order("LIFE1"))
+    answer = http.post("/producertransaction/v1/order", json=demo_order("LIFE1"))
     assert answer.status_code == 200
     assert answer.json()["order"]["orderDetails"]["updated"] is True
 
 
 async def test_create_answers_201_and_update_200(http):
-    assert http.post("/producertransaction/v1/order", json=order("CODE1")).status_code == 201
-    assert http.post("/producertransaction/v1/order", json=order("CODE1")).status_code == 200
+    assert http.post("/producertransaction/v1/order", json=demo_order("CODE1")).status_code == 201
+    assert http.post("/producertransaction/v1/order", json=demo_order("CODE1")).status_code == 200
 
 
 async def test_unknown_order_is_404(client):
@@ -320,7 +299,7 @@ async def test_unknown_order_is_404(client):
 
 
 async def test_order_for_unknown_npn_is_rejected_with_a_note(client):
-    await client.submit_order(order("GHOST1", niprNoReq="123456789"))
+    await client.submit_order(demo_order("GHOST1", niprNoReq="123456789"))
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         details = (await client.order_status("GHOST1")).order.orderDetails

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sandbox_server import serve
+from sandbox_server import demo_order, serve
 
 from tui_app.client.errors import BadResponse, Rejected
 from tui_app.client.registry import RegistryClient
@@ -38,27 +38,6 @@ def agent(key: str, ssn: str = "000450001", **demographic) -> AgentRecord:
             "Demographic": {**DEMOGRAPHIC, **demographic},
         }
     )
-
-
-def order(num: str, **data) -> dict:
-    return {
-        "tlq": {
-            "juris": "CA",
-            "pType": "I",
-            "fType": "A",
-            "lType": "M",
-            "clientOrderNum": num,
-            "userId": "tester",
-            "filingMode": "E",
-        },
-        "data": {
-            "firstName": "Avery",
-            "lastName": "Sample",
-            "taxId": "000121234",
-            "niprNoReq": "19000001",
-            **data,
-        },
-    }
 
 
 def ndjson(lines: list) -> bytes:
@@ -255,7 +234,7 @@ def test_3_deep_or_huge_xml_is_a_clear_400(http):
 def test_3_json_with_millions_of_values_is_refused_before_it_is_parsed(served_sandbox, http):
     before = vm_hwm(served_sandbox.process.pid)
     body = (
-        json.dumps(order("MANY1"))
+        json.dumps(demo_order("MANY1"))
         .replace('"niprNoReq"', '"loa": [' + ",".join(['""'] * 5_000_000) + '], "niprNoReq"')
         .encode()
     )
@@ -310,7 +289,9 @@ async def test_3_the_client_turns_deep_bodies_into_typed_errors():
 
 
 def test_4_control_characters_through_json_are_refused_naming_the_field(http):
-    answer = http.post("/producertransaction/v1/order", json=order("CTRL1", lastName="Sam\x01"))
+    answer = http.post(
+        "/producertransaction/v1/order", json=demo_order("CTRL1", lastName="Sam\x01")
+    )
     assert answer.status_code == 400
     assert [e["path"] for e in answer.json()["errors"]] == ["data.lastName"]
     assert "XML cannot carry" in answer.json()["errors"][0]["message"]
