@@ -58,6 +58,15 @@ async def open_orders(app, pilot) -> OrdersScreen:
     return app.screen
 
 
+async def file_appointment(app, pilot) -> OrdersScreen:
+    """The Orders area with APPOINTMENT filled in and filed (F5)."""
+    screen = await open_orders(app, pilot)
+    await fill(pilot, app, APPOINTMENT)
+    await pilot.press("f5")
+    await settle(app, pilot)
+    return screen
+
+
 async def fill(pilot, app, values: dict[str, str]) -> None:
     """Fill inputs (as a paste does: one change per field) and pick select values."""
     for path, value in values.items():
@@ -131,10 +140,7 @@ async def follow_to_the_end(app, pilot, screen: OrdersScreen, clock: Clock, num:
 async def test_appointment_and_termination_are_filed_and_followed_to_the_end(ui_app, clock):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_orders(app, pilot)
-        await fill(pilot, app, APPOINTMENT)
-        await pilot.press("f5")
-        await settle(app, pilot)
+        screen = await file_appointment(app, pilot)
         result = str(screen.query_one("#order-result").render())
         assert "Order APP1" in result and "Status: RECEIVED" in result
         assert "000121234" not in result  # the tax id stays masked
@@ -298,10 +304,7 @@ async def test_the_tracking_list_polls_only_while_its_area_is_shown(ui_app, monk
     monkeypatch.setattr(orders_screen, "REFRESH_EVERY", 0.02)
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_orders(app, pilot)
-        await fill(pilot, app, APPOINTMENT)
-        await pilot.press("f5")
-        await settle(app, pilot)
+        screen = await file_appointment(app, pilot)
         client = await app.client()
         asked: list[str] = []
         order_status = client.order_status
@@ -342,10 +345,7 @@ async def test_a_tracking_refresh_that_outlives_the_list_ends_quietly(ui_app, mo
     status answer arrives in between must not look for them (it raised NoMatches)."""
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_orders(app, pilot)
-        await fill(pilot, app, APPOINTMENT)
-        await pilot.press("f5")
-        await settle(app, pilot)
+        screen = await file_appointment(app, pilot)
         client = await app.client()
         answered = asyncio.Event()
         order_status = client.order_status
