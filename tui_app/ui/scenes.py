@@ -17,7 +17,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import Collapsible, Input, TextArea
-from textual.worker import WorkerCancelled
+from textual.worker import WorkerCancelled, WorkerState
 
 from tui_app.ui.app import ProducerApp
 from tui_app.ui.screens.bulk import BulkScreen
@@ -270,7 +270,9 @@ async def settle_chain(pilot: Pilot) -> None:
     adds the roster in another; a check ends by reloading the views in another)."""
     for _ in range(10):
         await settle(pilot)
-        if not any(w.is_running or w.state.name == "PENDING" for w in pilot.app.workers):
+        if not any(
+            w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers
+        ):
             return
 
 
