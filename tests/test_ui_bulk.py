@@ -701,6 +701,7 @@ async def test_a_refresh_that_outlives_the_jobs_table_ends_quietly(ui_app, monke
     """Closing the app removes the screen's widgets before the screen: a refresh whose
     journal read answers in between must not look for the table (it used to raise
     NoMatches and end the app with a traceback)."""
+    monkeypatch.setattr(bulk_screen, "REFRESH_EVERY", 3600)  # no tick replaces this refresh
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
