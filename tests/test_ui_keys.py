@@ -35,7 +35,7 @@ async def search(app, pilot, first: str, last: str) -> None:
 
 
 ESC_WALK = [  # (area key, a text field of it, the next area key typed after Esc, its mode)
-    ("3", "#f-BusinessAddress--StreetAddress1", "5", "export"),
+    ("3", "#f-ProfileKey", "5", "export"),
     ("5", "#export-key", "1", "search"),
     ("1", "#npn", "2", "orders"),
     ("2", "#f-tlq--clientOrderNum", "6", "settings"),

@@ -4,6 +4,7 @@ form's layout comes from the model (no bound copied by hand)."""
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
+from textual.widgets import Collapsible, Input, Static
 
 from tui_app.contract.order import Order
 from tui_app.contract.profile import AgencyRecord, AgentRecord
@@ -110,12 +111,62 @@ async def test_fields_without_an_input_are_kept_from_the_loaded_record():
     async with app.run_test(size=(100, 50)) as pilot:
         app.form.load(record)
         await pilot.pause()
-        app.form.query_one("#f-BusinessAddress--City").value = "Fresno"
+        (await app.form.reveal("BusinessAddress.City")).value = "Fresno"
         await pilot.pause()
         data = app.form.data()
         assert data["BusinessAddress"]["DynamicData"] == {"region": "west"}
         assert data["Contacts"] == record["Contacts"]
         assert data["BusinessAddress"]["City"] == "Fresno"
+
+
+async def test_a_collapsed_group_is_built_when_first_opened_keeping_values_and_errors():
+    # Issue 15: an order form's collapsed groups held some 350 widgets, styled on every
+    # opening of the area. Now a group's fields are built when it opens; the form's data
+    # and errors cover every field all along.
+    app = FormApp(ModelForm(Order, open_groups={"tlq"}, id="f"))
+    wrong = {**FULL_ORDER, "data": {**FULL_ORDER["data"], "naicNum": "12X45"}}
+    async with app.run_test(size=(100, 50)) as pilot:
+        form = app.form
+        assert form.query("#f-tlq--juris") and not form.query("#f-data--naicNum")
+        form.load(wrong)
+        assert form.result() is None  # a field never built is checked all the same
+        assert form.error_paths() == ["data.naicNum"]
+        assert form.data() == wrong
+        form.query_one("#f-data-group", Collapsible).collapsed = False
+        await pilot.pause()
+        naic = form.query_one("#f-data--naicNum", Input)
+        assert naic.value == "12X45"  # built with its value...
+        error = form.query_one("#f-data--naicNum-error", Static)
+        assert str(error.render()).startswith("✗")  # ...and its error
+        assert form.query_one("#f-data--naicNum-box").has_class("-invalid")
+        assert not form.query("#f-data--domicile--insStateDomicile")  # inner: still closed
+        naic.value = "12345"
+        await pilot.pause()
+        assert form.errors == [] and form.data() == FULL_ORDER
+
+
+async def test_focus_on_an_error_opens_the_group_that_holds_it():
+    app = FormApp(ModelForm(Order, id="f"))
+    wrong = {**FULL_ORDER, "data": {**FULL_ORDER["data"], "naicNum": "12X45"}}
+    async with app.run_test(size=(100, 50)) as pilot:
+        app.form.load(wrong)
+        app.form.result()
+        assert app.form.focus_first_error()
+        await pilot.pause()
+        assert app.focused is app.form.query_one("#f-data--naicNum", Input)
+        assert not app.form.query_one("#f-data-group", Collapsible).collapsed
+
+
+async def test_reveal_opens_every_group_down_to_the_field():
+    app = FormApp(ModelForm(Order, id="f"))
+    async with app.run_test(size=(100, 50)) as pilot:
+        app.form.load(FULL_ORDER)
+        field = await app.form.reveal("data.domicile.insStateDomicile")
+        await pilot.pause()
+        assert field.value == "CT"
+        groups = [g for g in field.ancestors if isinstance(g, Collapsible)]
+        assert [g.id for g in groups] == ["f-data--domicile-group", "f-data-group"]
+        assert not any(g.collapsed for g in groups)
 
 
 def test_layout_comes_from_the_model():
@@ -153,6 +204,7 @@ async def test_warnings_show_on_their_field_and_never_block_a_submit():
             "data.mailingAddress.mailState",
             "data.mailingAddress.mailZip",
         }
+        await app.form.reveal("data.contactPhone")
         line = app.form.query_one("#f-data--contactPhone-error")
         assert str(line.render()) == "⚠ is usually digits only"
         assert line.has_class("-warning") and line.has_class("-shown")
@@ -170,6 +222,7 @@ async def test_a_character_xml_cannot_carry_is_flagged_on_its_field():
         app.form.result()
         await pilot.pause()
         assert "data.lastName" in app.form.warning_paths()
+        await app.form.reveal("data.lastName")
         line = app.form.query_one("#f-data--lastName-error")
         assert "a character XML cannot carry ('\\x01')" in str(line.render())
 

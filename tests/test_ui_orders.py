@@ -16,6 +16,7 @@ from tui_app.tracking import OrderBook
 from tui_app.ui.screens import orders as orders_screen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.screens.orders import OrdersScreen
+from tui_app.ui.widgets.model_form import ModelForm
 
 
 class Clock:
@@ -69,8 +70,9 @@ async def file_appointment(app, pilot) -> OrdersScreen:
 
 async def fill(pilot, app, values: dict[str, str]) -> None:
     """Fill inputs (as a paste does: one change per field) and pick select values."""
+    form = app.screen.query_one("#order-form", ModelForm)
     for path, value in values.items():
-        app.screen.query_one("#f-" + path.replace(".", "--")).value = value
+        (await form.reveal(path)).value = value
     await pilot.pause()
 
 
@@ -153,9 +155,9 @@ async def test_appointment_and_termination_are_filed_and_followed_to_the_end(ui_
         screen.action_tab("file")
         app.screen.query_one("#ftype", Select).value = "T"
         await settle(app, pilot)
-        order = [i.id for i in screen.form.query(Input)]
+        order = list(screen.form.inputs)
         # Termination fields come first; appointment-only ones move under "more fields".
-        assert order.index("f-data--trm") < order.index("f-data--sponsoringCompany")
+        assert order.index("data.trm") < order.index("data.sponsoringCompany")
         await fill(
             pilot,
             app,

@@ -43,7 +43,7 @@ async def open_profiles(app, pilot) -> ProfilesScreen:
 async def fill(pilot, form: ModelForm, values: dict[str, str]) -> None:
     """Fill inputs and pick select values (as a paste does: one change per field)."""
     for path, value in values.items():
-        form.query_one("#" + widget_id(path)).value = value
+        (await form.reveal(path)).value = value
     await pilot.pause()
 
 
@@ -151,7 +151,7 @@ async def test_an_opened_profile_round_trips_without_losing_a_field(ui_app):
         await pilot.press("f2")
         await settle(app, pilot)
         assert screen.editor.data() == before.model_dump(mode="json", exclude_none=True)
-        last_name = screen.editor.form.query_one("#" + widget_id("Demographic.LastName"), Input)
+        last_name = await screen.editor.form.reveal("Demographic.LastName")
         last_name.value = "Sample-Quinn"
         await pilot.press("f5")
         await settle(app, pilot)
@@ -295,11 +295,12 @@ async def test_the_preview_is_the_xml_document_masked_until_revealed(ui_app):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_profiles(app, pilot)
         # Inputs only for what the XML document carries.
-        assert screen.editor.form.query("#" + widget_id("Demographic.FirstName"))
+        inputs = screen.editor.form.inputs
+        assert "Demographic.FirstName" in inputs
         for omitted in ("CurrentEmployment.City", "Demographic.JobTitle"):
-            assert not screen.editor.form.query("#" + widget_id(omitted))
+            assert omitted not in inputs
         # Issue 10, item 8: an agent's PrimaryAddress is accepted in XML too (with a warning).
-        assert screen.editor.form.query("#" + widget_id("PrimaryAddress.City"))
+        assert "PrimaryAddress.City" in inputs
         await screen.show_profile("agent", DEMO_AGENT)
         await pilot.press("f4")
         await settle(app, pilot)

@@ -177,6 +177,15 @@ def flatten(specs: Iterable[FieldSpec | GroupSpec]) -> list[FieldSpec]:
     return out
 
 
+def groups(specs: Iterable[FieldSpec | GroupSpec]) -> list[GroupSpec]:
+    """Every group of ``specs``, outer before inner."""
+    out: list[GroupSpec] = []
+    for spec in specs:
+        if isinstance(spec, GroupSpec):
+            out += [spec, *groups(spec.children)]
+    return out
+
+
 # --- values <-> model ----------------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@ habits every area shares: Esc leaves a text field first and backs out second."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -18,7 +19,30 @@ TEXT_FIELDS = (Input, TextArea)
 """Widgets that take printable keys: while one has focus, 1-6 and letters are typed."""
 
 
-class AreaScreen(OfProducerApp, Screen):
+class ProducerScreen(OfProducerApp, Screen):
+    """A screen of this app, styled once as it mounts rather than three more times."""
+
+    def __init__(self, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        # A screen is built on its first visit and styled as it mounts. Textual counts a
+        # new screen's styles as stale and so re-parses the whole stylesheet twice on
+        # that first visit (a quarter of a second each), then restyles every widget once
+        # for each resume event (two for an area: 0.8 s for the order form). None of it
+        # can change anything before the screen has been away; a theme chosen meanwhile
+        # bumps the app's count, and Textual refreshes the screen on its next visit.
+        self._css_update_count = self.app._css_update_count
+        self._styles_current = True
+
+    def _on_screen_suspend(self) -> None:
+        self._styles_current = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Runs before Screen's own handler: Textual calls each class's, in MRO order.
+        if self._styles_current:
+            event.refresh_styles = False
+
+
+class AreaScreen(ProducerScreen):
     """An area of the app. Subclasses set ``AREA`` (and ``AUTO_FOCUS``, the first useful
     widget), implement ``compose_body``, and may refine ``field_home`` and ``back_out``."""
 
@@ -26,15 +50,12 @@ class AreaScreen(OfProducerApp, Screen):
     BINDINGS = [HELP_KEY, Binding("escape", "back", "Back", id="area.back", show=False)]
 
     def __init__(self) -> None:
-        super().__init__()
         # Born with the breakpoint class of the terminal's width (-narrow or -wide), which
         # Textual would add on the first resize instead, restyling every widget of the
         # area once more (about a quarter of the time the order form takes to open).
         width = self.app.size.width
-        for breakpoint, name in sorted(self.app.HORIZONTAL_BREAKPOINTS or (), reverse=True):
-            if width >= breakpoint:
-                self.add_class(name)
-                break
+        breakpoints = sorted(self.app.HORIZONTAL_BREAKPOINTS or (), reverse=True)
+        super().__init__(classes=next((name for at, name in breakpoints if width >= at), None))
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.AREA)

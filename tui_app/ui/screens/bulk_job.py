@@ -16,7 +16,6 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static, Tab, Tabs
 
 from tui_app.bulk.control import JobControl
@@ -38,9 +37,8 @@ from tui_app.ui.bulk_words import (
     line_cells,
     outcome_words,
 )
-from tui_app.ui.screens.base import HELP_KEY
+from tui_app.ui.screens.base import HELP_KEY, ProducerScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
-from tui_app.ui.typed_app import OfProducerApp
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.status_bar import StatusBar
 
@@ -71,7 +69,7 @@ FILTERS = {
 }
 
 
-class BulkJobScreen(OfProducerApp, Screen):
+class BulkJobScreen(ProducerScreen):
     """Every line of one job with its outcome, a page at a time, filtered."""
 
     BINDINGS = [

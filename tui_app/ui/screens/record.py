@@ -17,7 +17,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea, Tree
 
 from tui_app.client.errors import ClientError
@@ -25,8 +24,7 @@ from tui_app.contract.search import FullInfo
 from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree
 from tui_app.standing import license_standing
 from tui_app.ui.record_members import mask_member, unshown_members, us_date
-from tui_app.ui.screens.base import HELP_KEY
-from tui_app.ui.typed_app import OfProducerApp
+from tui_app.ui.screens.base import HELP_KEY, ProducerScreen
 from tui_app.ui.widgets.status_bar import StatusBar
 
 TABS = (
@@ -46,7 +44,7 @@ def cell(value: object) -> Text:
     return Text("" if value is None else str(value))
 
 
-class RecordScreen(OfProducerApp, Screen):
+class RecordScreen(ProducerScreen):
     BINDINGS = [
         HELP_KEY,
         Binding("escape", "app.pop_screen", "Back", id="record.back"),

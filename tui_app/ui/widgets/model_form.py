@@ -19,6 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Collapsible, Input, Label, Select, Static
 
 from tui_app.contract.base import warnings
@@ -32,6 +33,7 @@ from tui_app.ui.fields import (
     flatten,
     from_text,
     get_path,
+    groups,
     prune,
     set_path,
     to_text,
@@ -91,6 +93,17 @@ class ModelForm(VerticalScroll, can_focus=False):
             exclude=frozenset(exclude),
         )
         self.inputs = {spec.path: spec for spec in flatten(self.specs)}
+        self._text = dict.fromkeys(self.inputs, "")
+        """Each input's text, built or not: what :meth:`data` reads."""
+        self._marks: dict[str, tuple[str, bool]] = {}
+        """Each input's error line as shown (or to show once built), and if it blocks."""
+        self._controls: dict[str, Input | Select[str]] = {}
+        self._boxes: dict[str, Vertical] = {}
+        self._error_lines: dict[str, Static] = {}
+        self.group_specs = {spec.path: spec for spec in groups(self.specs)}
+        self._groups: dict[str, Collapsible] = {}
+        self._built: dict[str, AwaitMount | None] = {}
+        """Groups whose fields exist, with their mounting (None: built with the form)."""
         self._base: dict[str, Any] = {}
         self._touched: set[str] = set()
         self._show_all = False
@@ -100,13 +113,6 @@ class ModelForm(VerticalScroll, can_focus=False):
         """Habits of ours the data breaks: shown on the field, never blocking."""
 
     def on_mount(self) -> None:
-        # Looked up once: a keystroke repaints errors, and forms have up to ~80 fields.
-        self._controls = {path: self._control(path) for path in self.inputs}
-        self._boxes = {path: self.query_one("#" + widget_id(path) + "-box") for path in self.inputs}
-        self._error_lines = {
-            path: self.query_one("#" + widget_id(path) + "-error", Static) for path in self.inputs
-        }
-        self._shown: dict[str, str] = {}
         # Personal data typed or loaded into the form is masked like everywhere else.
         if hasattr(self.app, "reveal_pii"):
             self.watch(self.app, "reveal_pii", self._reveal)
@@ -116,58 +122,113 @@ class ModelForm(VerticalScroll, can_focus=False):
             widget.password = not reveal
 
     # --- layout ---
+    # A collapsed group's fields are built when it first opens: an order form has some
+    # 350 widgets in collapsed groups, a profile 600, and styling them was most of the
+    # time an area took to open. The form's values and errors live in ``_text`` and
+    # ``_marks`` for every field; the widgets of a built field mirror them.
 
     def compose(self) -> ComposeResult:
-        yield from self._compose_specs(self.specs)
+        yield from self._widgets(self.specs)
 
-    def _compose_specs(self, specs: Iterable[FieldSpec | GroupSpec]) -> ComposeResult:
+    def _widgets(self, specs: Iterable[FieldSpec | GroupSpec]) -> list[Widget]:
+        widgets: list[Widget] = []
         for spec in specs:
             if isinstance(spec, GroupSpec):
                 open_ = spec.path in self.open_groups
                 # Born with the class its state gives it: Collapsible adds "-collapsed" on
-                # mount otherwise, and each such change restyles the group's whole subtree
-                # (seconds, over an order form's nested groups).
-                with Collapsible(
+                # mount otherwise, and each such change restyles the group's whole subtree.
+                group = Collapsible(
+                    *(self._widgets(spec.children) if open_ else ()),
                     title=spec.name,
                     collapsed=not open_,
                     id=widget_id(spec.path) + "-group",
                     classes="" if open_ else "-collapsed",
-                ):
-                    yield from self._compose_specs(spec.children)
+                )
+                self._groups[spec.path] = group
+                if open_:
+                    self._built[spec.path] = None
             else:
-                yield from self._field(spec)
+                widgets.append(self._field(spec))
+                continue
+            widgets.append(group)
+        return widgets
 
-    def _field(self, spec: FieldSpec) -> ComposeResult:
+    def _field(self, spec: FieldSpec) -> Widget:
         """One row: the field's name (``*`` when required) beside its input, the bound in
         the input's placeholder, and the error, when there is one, underneath."""
         wid = widget_id(spec.path)
-        pii = spec.name in PII_FIELDS
-        with Vertical(classes="field", id=wid + "-box"):
-            with Horizontal(classes="field-row"):
-                mark = " *" if spec.required else ""
-                yield Label(f"{spec.name}{mark}", classes="field-label")
-                if spec.kind == "choice":
-                    yield Select(
-                        list(zip(spec.labels or spec.choices, spec.choices, strict=True)),
-                        compact=True,
-                        id=wid,
-                        allow_blank=True,
-                        prompt="choose…" if spec.required else "(none)",
-                    )
-                else:
-                    yield Input(
-                        id=wid,
-                        compact=True,
-                        placeholder=spec.hint,
-                        type="integer" if spec.kind == "int" else "text",
-                        password=pii,
-                        classes="pii" if pii else None,
-                        tooltip=spec.hint or None,
-                        # Tab into a field puts the cursor at its end: selecting it all
-                        # made the first key typed erase what was there.
-                        select_on_focus=False,
-                    )
-            yield Static("", classes="field-error", id=wid + "-error")
+        text = self._text[spec.path]
+        control: Input | Select[str]
+        if spec.kind == "choice":
+            control = Select(
+                list(zip(spec.labels or spec.choices, spec.choices, strict=True)),
+                compact=True,
+                id=wid,
+                allow_blank=True,
+                prompt="choose…" if spec.required else "(none)",
+                value=text or Select.NULL,
+            )
+        else:
+            pii = spec.name in PII_FIELDS
+            control = Input(
+                text,
+                id=wid,
+                compact=True,
+                placeholder=spec.hint,
+                type="integer" if spec.kind == "int" else "text",
+                password=pii and not getattr(self.app, "reveal_pii", False),
+                classes="pii" if pii else None,
+                tooltip=spec.hint or None,
+                # Tab into a field puts the cursor at its end: selecting it all
+                # made the first key typed erase what was there.
+                select_on_focus=False,
+            )
+        mark = " *" if spec.required else ""
+        error = Static("", classes="field-error", id=wid + "-error")
+        box = Vertical(
+            Horizontal(
+                Label(f"{spec.name}{mark}", classes="field-label"), control, classes="field-row"
+            ),
+            error,
+            classes="field",
+            id=wid + "-box",
+        )
+        self._controls[spec.path], self._boxes[spec.path] = control, box
+        self._error_lines[spec.path] = error
+        self._show_mark(spec.path)
+        return box
+
+    async def reveal(self, path: str) -> Input | Select[str]:
+        """The input of ``path``, its groups opened (and built) first."""
+        for group in self._groups_above(path):
+            await self._build(group)
+            self._groups[group].collapsed = False
+        return self._controls[path]
+
+    def open_to(self, path: str) -> None:
+        """Open (and build) the groups holding ``path``'s input, soon."""
+        self.call_later(self.reveal, path)
+
+    def _groups_above(self, path: str) -> list[str]:
+        parts = path.split(".")
+        prefixes = (".".join(parts[:i]) for i in range(1, len(parts)))
+        return [p for p in prefixes if p in self.group_specs]
+
+    async def _build(self, group: str) -> None:
+        if group not in self._built:
+            contents = self._groups[group].query_one(Collapsible.Contents)
+            children = self.group_specs[group].children
+            self._built[group] = contents.mount_all(self._widgets(children))
+        mounting = self._built[group]
+        if mounting is not None:
+            await mounting
+
+    @on(Collapsible.Expanded)
+    async def _expanded(self, event: Collapsible.Expanded) -> None:
+        path = self._path_of(event.collapsible.id, "-group")
+        if path is not None and self._groups.get(path) is event.collapsible:
+            event.stop()
+            await self._build(path)
 
     # --- values ---
 
@@ -185,31 +246,21 @@ class ModelForm(VerticalScroll, can_focus=False):
         self._server_errors = []
         self.refresh_errors()
 
-    def _control(self, path: str) -> Input | Select[str]:
-        control = self.query_one("#" + widget_id(path))
-        assert isinstance(control, Input | Select), f"{path} has no input"
-        return control
-
     def _fill(self) -> None:
         for path, spec in self.inputs.items():
-            widget = self._controls[path]
             value = get_path(self._base, path)
+            self._text[path] = to_text(spec, value) if value is not None else ""
+            widget = self._controls.get(path)
             if isinstance(widget, Select):
-                widget.value = to_text(spec, value) if value is not None else Select.NULL
-            else:
-                widget.value = to_text(spec, value)
+                widget.value = self._text[path] or Select.NULL
+            elif widget is not None:
+                widget.value = self._text[path]
 
     def data(self) -> dict[str, Any]:
         """The form's values as the model's dict (blank inputs left out)."""
         out = deepcopy(self._base)
         for path, spec in self.inputs.items():
-            widget = self._controls[path]
-            raw = (
-                widget.value
-                if isinstance(widget, Input)
-                else ("" if widget.value is Select.NULL else str(widget.value))
-            )
-            set_path(out, path, from_text(spec, raw))
+            set_path(out, path, from_text(spec, self._text[path]))
         for path, value in self.fixed.items():
             set_path(out, path, value)
         return prune(out)
@@ -254,13 +305,19 @@ class ModelForm(VerticalScroll, can_focus=False):
         for path in self.inputs:
             visible = self._show_all or path in self._touched or path in ruled
             text = "\n".join(by_path.get(path, [])) if visible else ""
-            if self._shown.get(path, "") == text:
-                continue
-            self._shown[path] = text
-            self._boxes[path].set_class(bool(text) and path in invalid, "-invalid")
-            self._error_lines[path].update(text)
-            self._error_lines[path].set_class(bool(text), "-shown")
-            self._error_lines[path].set_class(bool(text) and path not in invalid, "-warning")
+            mark = (text, bool(text) and path in invalid)
+            if self._marks.get(path, ("", False)) != mark:
+                self._marks[path] = mark
+                self._show_mark(path)
+
+    def _show_mark(self, path: str) -> None:
+        if path not in self._boxes:
+            return  # not built: shown when its group opens
+        text, invalid = self._marks.get(path, ("", False))
+        self._boxes[path].set_class(invalid, "-invalid")
+        self._error_lines[path].update(text)
+        self._error_lines[path].set_class(bool(text), "-shown")
+        self._error_lines[path].set_class(bool(text) and not invalid, "-warning")
 
     def _owner(self, path: str) -> str:
         """The input an error belongs to: ``data.loa[0]`` belongs to ``data.loa``."""
@@ -288,11 +345,27 @@ class ModelForm(VerticalScroll, can_focus=False):
         if self.inputs:
             self._focus(next(iter(self.inputs)))
 
+    def focus_group(self, group: Collapsible) -> bool:
+        """Move focus to the first field of ``group``, if it is one of this form's."""
+        path = self._path_of(group.id, "-group")
+        first = next((p for p in self.inputs if p.startswith(f"{path}.")), None)
+        if path is None or first is None:
+            return False
+        self._focus(first)
+        return True
+
     def _focus(self, path: str) -> None:
-        for group in self._controls[path].ancestors:
-            if isinstance(group, Collapsible):
-                group.collapsed = False
-        self._controls[path].focus()
+        above = self._groups_above(path)
+        if all(group in self._built for group in above):
+            for group in above:
+                self._groups[group].collapsed = False
+            self._controls[path].focus()
+            return
+
+        async def reveal_and_focus() -> None:
+            (await self.reveal(path)).focus()
+
+        self.call_later(reveal_and_focus)
 
     def warning_paths(self) -> list[str]:
         """Inputs with a warning (never blocking a submit)."""
@@ -308,11 +381,12 @@ class ModelForm(VerticalScroll, can_focus=False):
 
     # --- events ---
 
-    def _path_of(self, widget_id_: str | None) -> str | None:
-        if not widget_id_ or not widget_id_.startswith("f-"):
+    def _path_of(self, widget_id_: str | None, suffix: str = "") -> str | None:
+        """The path of one of this form's inputs (or, with ``-group``, its groups)."""
+        if not widget_id_ or not widget_id_.startswith("f-") or not widget_id_.endswith(suffix):
             return None
-        path = widget_id_[2:].replace("--", ".")
-        return path if path in self.inputs else None
+        path = widget_id_[2 : len(widget_id_) - len(suffix)].replace("--", ".")
+        return path if path in (self.group_specs if suffix else self.inputs) else None
 
     @on(Input.Changed)
     @on(Select.Changed)
@@ -321,6 +395,11 @@ class ModelForm(VerticalScroll, can_focus=False):
         if path is None:
             return
         event.stop()
+        value = event.value
+        text = "" if value is Select.NULL else str(value)
+        if text == self._text[path]:
+            return  # a field built (or filled) with the form's own value
+        self._text[path] = text
         self._touched.add(path)
         self._server_errors = [e for e in self._server_errors if self._owner(e.path) != path]
         self.refresh_errors()

@@ -131,9 +131,7 @@ class ProfileEditor(Vertical):
         named = {e.path for e in errors}
         for path in self.form.error_paths():
             if path in named:
-                for group in self.form.query_one("#" + widget_id(path)).ancestors:
-                    if isinstance(group, Collapsible):
-                        group.collapsed = False
+                self.form.open_to(path)
         rest = self.form.unmatched_errors()
         if self.contacts is not None:
             rest += self.contacts.show_errors(
@@ -173,7 +171,9 @@ class ProfileEditor(Vertical):
         if self.contacts is not None and self.contacts.focus_first_error():
             return True
         for group in self._marked:
-            controls = group.query(".field-row > Input, .field-row > Select")
+            if self.form.focus_group(group):
+                return True
+            controls = group.query(".field-row > Input, .field-row > Select")  # contacts
             if controls:
                 controls.first().focus()
                 return True
