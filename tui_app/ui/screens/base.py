@@ -3,7 +3,7 @@ habits every area shares: Esc leaves a text field first and backs out second."""
 
 from __future__ import annotations
 
-from textual import events
+from textual import events, messages
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -35,6 +35,12 @@ class ProducerScreen(OfProducerApp, Screen):
 
     def _on_screen_suspend(self) -> None:
         self._styles_current = False
+
+    def _on_prune(self, event: messages.Prune) -> None:
+        # Closing (the app quitting, the screen dismissed): Textual removes the widgets
+        # first and cancels the screen's workers last, so a worker waking in between
+        # (a periodic refresh) found its widgets gone and raised. Stop the work first.
+        self.workers.cancel_node(self)
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         # Runs before Screen's own handler: Textual calls each class's, in MRO order.

@@ -366,8 +366,6 @@ class BulkScreen(AreaScreen):
             )
             self._selected_shown = ()
             return
-        if not self.is_attached or not self.query("#bulk-jobs"):
-            return  # the app closed meanwhile (the screen's widgets go before it does)
         for now in jobs:
             before = self.seen.get(now.job.id)
             ran = now.job.id in self.watching or (before is not None and before.running)

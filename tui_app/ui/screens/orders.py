@@ -345,8 +345,6 @@ class OrdersScreen(AreaScreen):
             for order in pending:
                 response = await client.order_status(order.client_order_num)
                 self.book.update(env, response)
-                if not self.query("#tracked"):
-                    return  # the app closed meanwhile (the screen's widgets go before it)
                 self._latest(response)
         except ClientError as exc:
             self.app.service_state = f"○ {exc.message}"

@@ -1,13 +1,19 @@
-"""Screens are styled once as they mount (issue 15: opening an area was most of a Pilot
-test's time): a first visit neither re-parses the stylesheet nor restyles the area again,
-and a theme chosen while an area is away still shows when it comes back."""
+"""What every screen of the app does (``ProducerScreen``): styled once as it mounts (issue
+15: opening an area was most of a Pilot test's time), a theme chosen while an area is away
+still shows when it comes back, and a screen's work stops before its widgets go."""
 
 from __future__ import annotations
+
+import asyncio
+
+import pytest
 
 from textual.css.stylesheet import Stylesheet
 from textual.screen import Screen
 from textual.widgets import Input
 from ui_support import SIZE, settle
+
+from tui_app.ui.widgets.status_bar import StatusBar
 
 
 async def test_a_first_visit_styles_the_area_once(ui_app, monkeypatch):
@@ -61,3 +67,25 @@ async def test_a_theme_chosen_while_an_area_is_away_shows_on_its_return(ui_app):
         assert shown != before  # the theme changes the fields' colours...
         orders.update_node_styles(animate=False)
         assert styles_of(orders) == shown  # ...and they were current already on return
+
+
+@pytest.mark.parametrize("area", ["search", "orders", "bulk", "profiles", "export", "settings"])
+async def test_closing_the_app_stops_a_screens_work_before_its_widgets_go(ui_app, area):
+    # A worker that wakes while the app closes found its widgets removed and raised
+    # NoMatches (seen in the Bulk and Orders areas' refreshes, issue 15): one area after
+    # another, the same race. Now every screen cancels its workers first.
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.switch_mode(area)
+        await settle(app, pilot)
+        screen = app.screen
+        bar = screen.query_one(StatusBar)
+
+        async def refresh_late() -> None:
+            while bar.is_attached:  # the closing app removes the area's widgets...
+                await asyncio.sleep(0)
+            screen.query_one(StatusBar)  # ...and a worker still running finds none
+
+        screen.run_worker(refresh_late())
+    # Leaving the block closed the app; a worker's error would have been raised here.
+    assert not app.return_code
