@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from textual.css.stylesheet import Stylesheet
 from textual.screen import Screen
 from textual.widgets import Input
