@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from datetime import date
 
 import pytest
 from textual.pilot import Pilot
@@ -230,6 +231,18 @@ async def test_set_active_saves_and_reconnects(monkeypatch: pytest.MonkeyPatch) 
         assert app.connection is None  # the sandbox connection was closed
         assert app.service_state == "○ not connected"
         assert str(screen.query_one("#env-name").render()) == "env: staging"
+
+
+async def test_licenses_are_judged_as_of_the_environment_switched_to() -> None:
+    config = load_config()
+    sandbox = config.environments[config.active]
+    later = sandbox.model_copy(update={"today": date(2030, 1, 2)})
+    app = ProducerApp(config)
+    async with app.run_test(size=SIZE):
+        assert app.today == (sandbox.today or date.today())
+        await app.switch_environment("later", later)
+        await app.workers.wait_for_complete()
+        assert app.today == date(2030, 1, 2)  # it stayed at the first one's
 
 
 async def test_deleting_the_active_environment_is_refused(notes: list[str]) -> None:

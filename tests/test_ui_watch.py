@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from textual.widgets import Input, Static, TabbedContent
+from textual.widgets import Input, Label, Static, TabbedContent
 from ui_support import SIZE, settle
 
 from tui_app.ui.screens.record import RecordScreen
@@ -67,6 +67,8 @@ async def test_add_check_and_open_a_finding_at_its_tab_then_file_an_order(ui_app
         record = app.screen
         assert isinstance(record, RecordScreen) and record.npn == 19000001
         assert record.query_one("#record-tabs", TabbedContent).active == "licenses"
+        # The breadcrumb names the area the record came from (it said "Search").
+        assert str(record.query_one("#area-name", Label).render()) == "Watch › Record"
         await pilot.press("a")  # appoint: the order form, prefilled from the record
         await settle(app, pilot)
         assert app.current_mode == "orders"

@@ -134,9 +134,7 @@ class ProducerApp(App[None]):
         self.env: Environment = config.environments[name]
         self.env_name = name
         self.fixed_today = today
-        self.today = today or self.env.today or date.today()
-        """The date licenses are judged against (fixed in tests and screenshots, where the
-        embedded sandbox is seeded for the same date)."""
+        """A date fixed for tests and screenshots, where the sandbox is seeded for it."""
         self.connection: Connection | None = None
         self._connected = asyncio.Event()
         self._connect_error: Exception | None = None
@@ -146,6 +144,13 @@ class ProducerApp(App[None]):
         for theme in load_themes(self._theme_problems.append):
             self.register_theme(theme)
         self.theme = self._start_theme(config.theme)
+
+    @property
+    def today(self) -> date:
+        """The date licenses are judged against: the fixed one, else the environment's
+        (a sandbox's setting), else the calendar's, read each time (an app left open
+        past midnight, an environment switched)."""
+        return self.fixed_today or self.env.today or date.today()
 
     def _start_theme(self, chosen: str | None) -> str:
         """The configured theme, unless the terminal has too few colours for it: then the

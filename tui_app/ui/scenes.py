@@ -294,7 +294,7 @@ async def watch(pilot: Pilot) -> None:
     app = producer_app(pilot)
     assert app.connection is not None and app.connection.sandbox is not None
     app.connection.sandbox.registry.as_of = later
-    app.today = later
+    app.fixed_today = later
     await pilot.press("f5")
     await settle_chain(pilot)
     await screen_as(app, WatchScreen).findings.wait_loaded()

@@ -56,16 +56,18 @@ class RecordScreen(ProducerScreen):
         Binding("right,l", "tab(1)", "Next tab", id="record.next", show=False),
     ]
 
-    def __init__(self, kind: str, npn: int) -> None:
+    def __init__(self, kind: str, npn: int, *, came_from: str = "Search") -> None:
         super().__init__()
         self.kind = kind
         self.npn = npn
+        self.came_from = came_from
+        """The area the record was opened from, for the breadcrumb."""
         self.info: FullInfo | None = None
         self.env_left: str | None = None
         """The environment switched to since the record opened, if any."""
 
     def compose(self) -> ComposeResult:
-        yield StatusBar("Search › Record")
+        yield StatusBar(f"{self.came_from} › Record")
         yield Static(f"Loading {self.kind} NPN {self.npn}…", id="record-title")
         with TabbedContent(id="record-tabs"):
             with TabPane("Overview", id="overview"):

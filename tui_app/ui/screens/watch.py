@@ -390,7 +390,7 @@ class WatchScreen(AreaScreen):
             return
         from tui_app.ui.screens.record import RecordScreen
 
-        record = RecordScreen(row["record_kind"], row["npn"])
+        record = RecordScreen(row["record_kind"], row["npn"], came_from=self.AREA)
         await self.app.push_screen(record)
         record.query_one("#record-tabs", TabbedContent).active = row["tab"]
 
