@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import sqlite3
 
+import tomli_w
 from textual.widgets import Input, Label, Static, TabbedContent
 from ui_support import SIZE, settle
 
+from tui_app.config import config_path, load_config
 from tui_app.ui.screens.record import RecordScreen
 from tui_app.ui.screens.watch import WatchScreen
 from tui_app.watch.roster import Entry
@@ -154,10 +156,15 @@ async def test_a_hundred_thousand_findings_are_shown_a_page_at_a_time(ui_app):
         assert [str(table.get_row_at(i)[2]) for i in range(2)] == ["2000001", "2000002"]
 
 
-async def test_the_area_and_its_actions_are_in_the_palette(ui_app):
+async def test_the_area_and_its_actions_are_in_the_palette_with_the_keys_as_remapped(ui_app):
+    load_config()
+    with config_path().open("ab") as handle:  # the user moved "Check now" to Ctrl+K
+        handle.write(b"\n" + tomli_w.dumps({"keys": {"watch.check": "ctrl+k"}}).encode())
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_watch(app, pilot)
-        titles = [c.title for c in app.get_system_commands(screen)]
-        assert "Go to Watch" in titles
-        assert {"Watch: check now", "Watch: add NPNs", "Watch: stop the check"} <= set(titles)
+        helps = {c.title: c.help for c in app.get_system_commands(screen)}
+        assert "Go to Watch" in helps
+        assert helps["Watch: Add NPNs"] == "Typed, pasted or from a file (key f2)"
+        # The palette said "(F5)" here, written by hand beside the binding it repeated.
+        assert helps["Watch: Check now"] == "Read every record on the roster (key ^k)"

@@ -324,22 +324,16 @@ class ProducerApp(App[None]):
             "Toggle SSN, FEIN and birth date display (Ctrl+R)",
             self.action_toggle_reveal,
         )
-        commands = getattr(screen, "commands", None)
-        offered = list(commands()) if commands is not None else []
-        yield from offered
-        yield from self._binding_commands(screen, offered)
+        yield from self._binding_commands(screen)
 
-    def _binding_commands(
-        self, screen: Screen, offered: list[SystemCommand]
-    ) -> Iterable[SystemCommand]:
-        """Every key of the screen is in the palette too: those the screen does not offer
-        in its own words are offered by their binding's description."""
+    def _binding_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every key of the screen is in the palette too, by its binding's description and
+        tooltip, with the key as the keymap has it."""
         done = {"help", "toggle_reveal", "area"}  # offered above, for every screen
-        for command in offered:
-            function = getattr(command.callback, "func", command.callback)
-            done.add(getattr(function, "__name__", "").removeprefix("action_"))
         area = getattr(screen, "AREA", "") or type(screen).__name__.removesuffix("Screen")
-        for bindings in screen._bindings.key_to_bindings.values():
+        remapped = screen._bindings.copy()
+        remapped.apply_keymap(self._keymap)  # the keys as the config's [keys] set them
+        for bindings in remapped.key_to_bindings.values():
             for binding in bindings:
                 namespace, name, params = parse_action(binding.action)
                 if name in done or not binding.description:
@@ -348,8 +342,9 @@ class ProducerApp(App[None]):
                 if target.check_action(name, params) is False:
                     continue
                 done.add(name if not params else binding.action)
+                key = f"key {self.get_key_display(binding)}"
                 yield SystemCommand(
                     f"{area}: {binding.description}",
-                    f"key {self.get_key_display(binding)}",
+                    f"{binding.tooltip} ({key})" if binding.tooltip else key,
                     partial(screen.run_action, binding.action),
                 )

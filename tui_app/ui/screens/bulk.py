@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.notifications import SeverityLevel
@@ -64,17 +63,19 @@ class BulkScreen(AreaScreen):
     AREA = "Bulk"
     # The jobs table, not the path field, has the focus at first: 1-6 and ? work at once.
     AUTO_FOCUS = "#bulk-jobs"
+    # fmt: off
     BINDINGS = [
-        Binding("f2", "pick_file", "Pick file", id="bulk.pick"),
-        Binding("f3", "check", "Check", id="bulk.check"),
-        Binding("f4", "focus_jobs", "Jobs", id="bulk.jobs"),
-        Binding("f5", "submit", "Submit", id="bulk.submit"),
-        Binding("f6", "resume", "Resume", id="bulk.resume"),
-        Binding("f7", "stop", "Stop", id="bulk.stop"),
-        Binding("f8", "open_job", "Details", id="bulk.open"),
-        Binding("e", "toggle_envs", "All envs", id="bulk.envs"),
+        Binding("f2", "pick_file", "Pick file", tooltip="Type the path of an NDJSON file", id="bulk.pick"),
+        Binding("f3", "check", "Check", tooltip="Count its valid and invalid records", id="bulk.check"),
+        Binding("f4", "focus_jobs", "Jobs", tooltip="Move to the jobs table", id="bulk.jobs"),
+        Binding("f5", "submit", "Submit", tooltip="Start a bulk job; it runs on after you quit", id="bulk.submit"),
+        Binding("f6", "resume", "Resume", tooltip="Carry on where the job stopped", id="bulk.resume"),
+        Binding("f7", "stop", "Stop", tooltip="Stop the job gracefully", id="bulk.stop"),
+        Binding("f8", "open_job", "Details", tooltip="Every line's outcome", id="bulk.open"),
+        Binding("e", "toggle_envs", "All envs", tooltip="Jobs of every environment, or only this one's", id="bulk.envs"),
         Binding("escape", "leave_field", "Leave the field", id="bulk.leave", show=False),
     ]
+    # fmt: on
 
     def __init__(self) -> None:
         super().__init__()
@@ -125,19 +126,6 @@ class BulkScreen(AreaScreen):
 
     def on_screen_resume(self) -> None:
         self.refresh_jobs()
-
-    def commands(self) -> Iterator[SystemCommand]:
-        yield SystemCommand("Bulk: pick a file", "Type its path (F2)", self.action_pick_file)
-        yield SystemCommand("Bulk: check the file", "Count valid and invalid records (F3)",
-                            self.action_check)  # fmt: skip
-        yield SystemCommand("Bulk: submit the file", "Start a bulk job (F5)", self.action_submit)
-        yield SystemCommand("Bulk: resume the job", "Carry on where it stopped (F6)",
-                            self.action_resume)  # fmt: skip
-        yield SystemCommand("Bulk: stop the job", "Stop it gracefully (F7)", self.action_stop)
-        yield SystemCommand("Bulk: open the job", "Every line's outcome (F8)",
-                            self.action_open_job)  # fmt: skip
-        yield SystemCommand("Bulk: jobs of every environment", "Or only this one's (e)",
-                            self.action_toggle_envs)  # fmt: skip
 
     # --- picking and checking a file ---
 

@@ -8,12 +8,11 @@ nothing here waits on the journal; the job's progress is read again every second
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, ProgressBar, Static, Tab, Tabs
@@ -72,26 +71,25 @@ FILTERS = {
 class BulkJobScreen(ProducerScreen):
     """Every line of one job with its outcome, a page at a time, filtered."""
 
+    AREA = "Bulk job"  # how the palette names this screen's keys
+    # fmt: off
     BINDINGS = [
         HELP_KEY,
         Binding("escape", "app.pop_screen", "Back", id="bulk.back"),
-        Binding("f5", "retry", "Retry retryable", id="bulk.retry"),
-        Binding("f6", "save_report", "Save report", id="bulk.report"),
-        Binding("f7", "save_failed", "Save failed", id="bulk.save_failed"),
-        Binding("f8", "verify", "Verify unknown", id="bulk.verify"),
+        Binding("f5", "retry", "Retry retryable", tooltip="Send the retryable failures again", id="bulk.retry"),
+        Binding("f6", "save_report", "Save report", tooltip="report.csv and failed.ndjson", id="bulk.report"),
+        Binding("f7", "save_failed", "Save failed", tooltip="The failed lines, as NDJSON to fix", id="bulk.save_failed"),
+        Binding("f8", "verify", "Verify unknown", tooltip="Read the unknown lines' profiles back", id="bulk.verify"),
         Binding("n", "page(1)", "Next page", id="bulk.next_page"),
         Binding("p", "page(-1)", "Prev page", id="bulk.prev_page"),
-        Binding("a", "filter('all')", "All lines", id="bulk.show_all", show=False),
-        Binding("f", "filter('failed')", "Failed only", id="bulk.show_failed", show=False),
-        Binding(
-            "r", "filter('retryable')", "Retryable only", id="bulk.show_retryable", show=False
-        ),  # fmt: skip
-        Binding("i", "filter('invalid')", "Invalid only", id="bulk.show_invalid", show=False),
-        Binding("u", "filter('unknown')", "Unknown only", id="bulk.show_unknown", show=False),
-        Binding(
-            "s", "filter('superseded')", "Superseded only", id="bulk.show_superseded", show=False
-        ),  # fmt: skip
+        Binding("a", "filter('all')", "All lines", tooltip="Filter the lines", id="bulk.show_all", show=False),
+        Binding("f", "filter('failed')", "Failed only", tooltip="Filter the lines", id="bulk.show_failed", show=False),
+        Binding("r", "filter('retryable')", "Retryable only", tooltip="Filter the lines", id="bulk.show_retryable", show=False),
+        Binding("i", "filter('invalid')", "Invalid only", tooltip="Filter the lines", id="bulk.show_invalid", show=False),
+        Binding("u", "filter('unknown')", "Unknown only", tooltip="Filter the lines", id="bulk.show_unknown", show=False),
+        Binding("s", "filter('superseded')", "Superseded only", tooltip="Filter the lines", id="bulk.show_superseded", show=False),
     ]
+    # fmt: on
 
     def __init__(self, control: JobControl, seen: Attached) -> None:
         super().__init__()
@@ -121,19 +119,6 @@ class BulkJobScreen(ProducerScreen):
         self._show_filter()
         self.set_interval(REFRESH_EVERY, self.refresh_job)
         self.query_one("#bulk-lines", PagedTable).table.focus()
-
-    def commands(self) -> Iterator[SystemCommand]:
-        yield SystemCommand("Bulk job: retry the retryable", "Send them again (F5)",
-                            self.action_retry)  # fmt: skip
-        yield SystemCommand("Bulk job: save the report", "CSV and failed.ndjson (F6)",
-                            self.action_save_report)  # fmt: skip
-        yield SystemCommand("Bulk job: save the failed lines", "NDJSON to fix (F7)",
-                            self.action_save_failed)  # fmt: skip
-        yield SystemCommand("Bulk job: verify the unknown", "Read their profiles back (F8)",
-                            self.action_verify)  # fmt: skip
-        for key, (label, *_rest) in FILTERS.items():
-            yield SystemCommand(f"Bulk job: show {label.lower()}", f"Filter the lines ({key[0]})",
-                                lambda key=key: self.action_filter(key))  # fmt: skip
 
     @property
     def lines_table(self) -> PagedTable:

@@ -9,11 +9,10 @@ data set, or naming one the interface does not list, is sent with a warning (iss
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static, Tree
@@ -42,14 +41,16 @@ HINT = "Type a ProfileKey, choose the data sets and press F5 (or Enter) to fetch
 class ExportScreen(AreaScreen):
     AREA = "Export"
     AUTO_FOCUS = "#export-kind"
+    # fmt: off
     BINDINGS = [
-        Binding("f5", "fetch", "Fetch", id="export.fetch"),
-        Binding("f2", "select_all", "All sets", id="export.all"),
-        Binding("f3", "select_none", "No sets", id="export.none"),
-        Binding("f4", "browse", "Browse", id="export.browse"),
-        Binding("f6", "save", "Save", id="export.save"),
-        Binding("f7", "edit", "Edit profile", id="export.edit"),
+        Binding("f5", "fetch", "Fetch", tooltip="The chosen data sets of the profile", id="export.fetch"),
+        Binding("f2", "select_all", "All sets", tooltip="Choose every data set", id="export.all"),
+        Binding("f3", "select_none", "No sets", tooltip="Clear the choice", id="export.none"),
+        Binding("f4", "browse", "Browse", tooltip="Move to the tree of the result", id="export.browse"),
+        Binding("f6", "save", "Save", tooltip=".json, or .csv for one file per data set", id="export.save"),
+        Binding("f7", "edit", "Edit profile", tooltip="Open the profile in Profiles", id="export.edit"),
     ]
+    # fmt: on
 
     def __init__(self) -> None:
         super().__init__()
@@ -91,20 +92,6 @@ class ExportScreen(AreaScreen):
     @property
     def sets(self) -> SelectionList[str]:
         return self.query_one("#export-sets", SelectionList)
-
-    def commands(self) -> Iterator[SystemCommand]:
-        yield SystemCommand("Export: fetch", "The chosen data sets of the profile (F5)",
-                            self.action_fetch)  # fmt: skip
-        yield SystemCommand("Export: all data sets", "Choose every data set (F2)",
-                            self.action_select_all)  # fmt: skip
-        yield SystemCommand("Export: no data sets", "Clear the choice (F3)",
-                            self.action_select_none)  # fmt: skip
-        yield SystemCommand("Export: browse", "Move to the tree of the result (F4)",
-                            self.action_browse)  # fmt: skip
-        yield SystemCommand("Export: save", ".json, or .csv for one file per data set (F6)",
-                            self.action_save)  # fmt: skip
-        yield SystemCommand("Export: edit the profile", "Open it in Profiles (F7)",
-                            self.action_edit)  # fmt: skip
 
     # --- the request ---
 

@@ -5,12 +5,12 @@ keeps them, and an import says it will leave them out before it sends anything."
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
@@ -56,16 +56,18 @@ def render_result(result: ImportResult) -> Text:
 class ProfilesScreen(AreaScreen):
     AREA = "Profiles"
     AUTO_FOCUS = "#profile-kind"
+    # fmt: off
     BINDINGS = [
-        Binding("f2", "open", "Open", id="profiles.open"),
-        Binding("f3", "new", "New", id="profiles.new"),
-        Binding("f4", "preview", "Preview XML", id="profiles.preview"),
-        Binding("f5", "import", "Import", id="profiles.import"),
-        Binding("f6", "save", "Save", id="profiles.save"),
-        Binding("f7", "load", "Load", id="profiles.load"),
-        Binding("f8", "add_contact", "Add contact", id="profiles.add_contact"),
-        Binding("f9", "remove_contact", "Remove contact", id="profiles.remove_contact"),
+        Binding("f2", "open", "Open", tooltip="The profile named by ProfileKey, read through export", id="profiles.open"),
+        Binding("f3", "new", "New", tooltip="An empty form", id="profiles.new"),
+        Binding("f4", "preview", "Preview XML", tooltip="The document an import sends", id="profiles.preview"),
+        Binding("f5", "import", "Import", tooltip="Send it to the single import", id="profiles.import"),
+        Binding("f6", "save", "Save", tooltip=".xml, or an .ndjson bulk line", id="profiles.save"),
+        Binding("f7", "load", "Load", tooltip=".xml or .ndjson", id="profiles.load"),
+        Binding("f8", "add_contact", "Add contact", tooltip="A new contact of the agency", id="profiles.add_contact"),
+        Binding("f9", "remove_contact", "Remove contact", tooltip="The one you are in", id="profiles.remove_contact"),
     ]
+    # fmt: on
 
     def __init__(self) -> None:
         super().__init__()
@@ -157,23 +159,6 @@ class ProfilesScreen(AreaScreen):
     async def action_remove_contact(self) -> None:
         if await self.editor.remove_contact(self.focused):
             self.notify("Contact removed (the import sends the list as it is now).")
-
-    def commands(self) -> Iterator[SystemCommand]:
-        yield SystemCommand("Profiles: open from the service",
-                            "The profile named by ProfileKey, read through export (F2)",
-                            self.action_open)  # fmt: skip
-        yield SystemCommand("Profiles: new profile", "An empty form (F3)", self.action_new)
-        yield SystemCommand("Profiles: preview the XML", "The document an import sends (F4)",
-                            self.action_preview)  # fmt: skip
-        yield SystemCommand("Profiles: import", "Send it to the single import (F5)",
-                            self.action_import)  # fmt: skip
-        yield SystemCommand("Profiles: save to a file", ".xml, or an .ndjson bulk line (F6)",
-                            self.action_save)  # fmt: skip
-        yield SystemCommand("Profiles: load a file", ".xml or .ndjson (F7)", self.action_load)
-        if self.editor.contacts is not None:
-            yield SystemCommand("Profiles: add a contact", "(F8)", self.action_add_contact)
-            yield SystemCommand("Profiles: remove a contact", "The one you are in (F9)",
-                                self.action_remove_contact)  # fmt: skip
 
     # --- preview and import ---
 

@@ -13,12 +13,10 @@ never what it holds.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from pydantic import ValidationError
 from rich.markup import escape
 from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Static
@@ -35,16 +33,18 @@ from tui_app.ui.widgets.preferences import Preferences
 
 class SettingsScreen(AreaScreen):
     AREA = "Settings"
+    # fmt: off
     BINDINGS = [
-        Binding("n", "new", "New env", id="settings.new"),
-        Binding("e", "edit", "Edit", id="settings.edit"),
-        Binding("d", "delete", "Delete", id="settings.delete"),
-        Binding("a", "activate", "Set active", id="settings.activate"),
-        Binding("ctrl+s,s", "save", "Save", id="settings.save"),
-        Binding("t", "theme", "Theme", id="settings.theme"),
-        Binding("m", "mask", "Masking", id="settings.mask"),
+        Binding("n", "new", "New env", tooltip="Add an environment", id="settings.new"),
+        Binding("e", "edit", "Edit", tooltip="Change the highlighted environment", id="settings.edit"),
+        Binding("d", "delete", "Delete", tooltip="Delete the highlighted environment", id="settings.delete"),
+        Binding("a", "activate", "Set active", tooltip="Use the highlighted environment", id="settings.activate"),
+        Binding("ctrl+s,s", "save", "Save", tooltip="Write the config file", id="settings.save"),
+        Binding("t", "theme", "Theme", tooltip="Choose the colours", id="settings.theme"),
+        Binding("m", "mask", "Masking", tooltip="Mask personal data by default, or not", id="settings.mask"),
         Binding("escape", "back", "Back to list", id="settings.back", show=False),
     ]
+    # fmt: on
 
     def __init__(self) -> None:
         super().__init__()
@@ -269,15 +269,3 @@ class SettingsScreen(AreaScreen):
         self.notify("Personal data masked by default" if mask else "Personal data shown by default")
 
     # --- command palette ---
-
-    def commands(self) -> Iterator[SystemCommand]:
-        yield SystemCommand("New environment", "Add an environment (n)", self.action_new)
-        yield SystemCommand(
-            "Delete environment", "Delete the highlighted one (d)", self.action_delete
-        )
-        yield SystemCommand(
-            "Set active environment", "Use the highlighted one (a)", self.action_activate
-        )
-        yield SystemCommand(
-            "Save settings", "Write the config file (Ctrl+S or s)", self.action_save
-        )

@@ -10,11 +10,10 @@ second."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, ProgressBar, Static, TabbedContent
@@ -60,18 +59,20 @@ class WatchScreen(AreaScreen):
     #watch-filters { padding: 0 1; color: $text-muted; }
     #watch-detail { height: auto; max-height: 3; padding: 0 1; border-top: hkey $panel; }
     """
+    # fmt: off
     BINDINGS = [
-        Binding("f2", "focus_add", "Add NPNs", id="watch.add"),
-        Binding("f5", "check", "Check now", id="watch.check"),
-        Binding("f6", "stop", "Stop check", id="watch.stop"),
-        Binding("f7", "demo", "Demo roster", id="watch.demo"),
-        Binding("k", "cycle('kind')", "Kind filter", id="watch.kind"),
-        Binding("s", "cycle('severity')", "Severity filter", id="watch.severity"),
-        Binding("o", "cycle('sort')", "Sort", id="watch.sort"),
+        Binding("f2", "focus_add", "Add NPNs", tooltip="Typed, pasted or from a file", id="watch.add"),
+        Binding("f5", "check", "Check now", tooltip="Read every record on the roster", id="watch.check"),
+        Binding("f6", "stop", "Stop check", tooltip="It carries on at the next check", id="watch.stop"),
+        Binding("f7", "demo", "Demo roster", tooltip="The embedded sandbox's demo producers", id="watch.demo"),
+        Binding("k", "cycle('kind')", "Kind filter", tooltip="Filter or sort the findings", id="watch.kind"),
+        Binding("s", "cycle('severity')", "Severity filter", tooltip="Filter or sort the findings", id="watch.severity"),
+        Binding("o", "cycle('sort')", "Sort", tooltip="Filter or sort the findings", id="watch.sort"),
         Binding("x", "unwatch", "Stop watching", id="watch.remove", show=False),
         Binding("n", "page(1)", "Next page", id="watch.next_page", show=False),
         Binding("p", "page(-1)", "Prev page", id="watch.prev_page", show=False),
     ]
+    # fmt: on
 
     def __init__(self) -> None:
         super().__init__()
@@ -215,26 +216,6 @@ class WatchScreen(AreaScreen):
             f"k kind: {kind}  ·  s severity: {self.severity or 'all'}  ·  o sort: {self.sort}"
             "  ·  Enter opens the record  ·  x unwatch  ·  n/p pages"
         )
-
-    def commands(self) -> Iterator[SystemCommand]:
-        yield SystemCommand(
-            "Watch: add NPNs", "Typed, pasted or from a file (F2)", self.action_focus_add
-        )
-        yield SystemCommand(
-            "Watch: check now", "Read every record on the roster (F5)", self.action_check
-        )
-        yield SystemCommand(
-            "Watch: stop the check", "It carries on at the next F5 (F6)", self.action_stop
-        )
-        yield SystemCommand(
-            "Watch: add the demo roster", "The embedded sandbox's (F7)", self.action_demo
-        )
-        for what, key in (("kind", "k"), ("severity", "s"), ("sort", "o")):
-            yield SystemCommand(
-                f"Watch: next {what}",
-                f"Filter or sort the findings ({key})",
-                lambda what=what: self.action_cycle(what),
-            )
 
     # --- actions ---
 
