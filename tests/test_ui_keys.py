@@ -5,7 +5,7 @@ in the palette, a new search or environment leaves nothing stale behind."""
 from __future__ import annotations
 
 from textual.widgets import DataTable, Input, Static, TabbedContent
-from ui_support import SIZE, settle
+from ui_support import SIZE, settle, shown
 
 from tui_app.config import Environment
 from tui_app.ui.screens.record import RecordScreen
@@ -272,15 +272,15 @@ async def test_an_empty_record_table_says_none(ui_app):
 
 
 async def save_as(app, pilot, path) -> str:
-    """F6, the path typed into the dialog, Enter: the notification that follows."""
-    app.clear_notifications()
+    """F6, the path typed into the dialog, Enter: the notifications that follow."""
+    before = len(shown(app))
     await pilot.press("f6")
     await pilot.pause()
     await pilot.pause()
     app.screen.query_one("#path-input", Input).value = str(path)
     await pilot.press("enter")
     await settle(app, pilot)
-    return " ".join(str(n.message) for n in app._notifications)
+    return " ".join(n.message for n in shown(app)[before:])
 
 
 async def test_export_files_and_f7_say_plainly_what_they_do(ui_app, tmp_path):
@@ -301,8 +301,8 @@ async def test_export_files_and_f7_say_plainly_what_they_do(ui_app, tmp_path):
         assert not (tmp_path / "out-Ce.csv").exists()
         # F7 edits the profile fetched: not another one the fields name now.
         app.screen.query_one("#export-key", Input).value = "SRP"
-        app.clear_notifications()
+        before = len(shown(app))
         await pilot.press("f7")
         await settle(app, pilot)
         assert app.current_mode == "export"
-        assert "fetch it first" in " ".join(str(n.message) for n in app._notifications)
+        assert "fetch it first" in " ".join(n.message for n in shown(app)[before:])
