@@ -36,7 +36,7 @@ from _common import describe_machine, latency_summary, machine_facts, served, ta
 
 from tui_app.contract.bulk import BulkItem
 from tui_app.contract.profile import AgentRecord
-from tui_app.sandbox.synthetic import FIRST_NAMES, LAST_NAMES
+from tui_app.sandbox.synthetic import FIRST_NAMES, LAST_NAMES, demo_order
 from tui_app.wire.xml import dump_xml
 
 MIX = (
@@ -70,26 +70,6 @@ def agent(n: int, rng: random.Random) -> AgentRecord:
             "LastName": rng.choice(LAST_NAMES),
         },
     )
-
-
-def order(num: str) -> dict[str, Any]:
-    return {
-        "tlq": {
-            "juris": "CA",
-            "pType": "I",
-            "fType": "A",
-            "lType": "M",
-            "clientOrderNum": num,
-            "userId": "load",
-            "filingMode": "E",
-        },
-        "data": {
-            "firstName": "Avery",
-            "lastName": "Sample",
-            "taxId": "000121234",
-            "niprNoReq": "19000001",
-        },
-    }
 
 
 def ndjson(records: list[AgentRecord]) -> bytes:
@@ -155,7 +135,9 @@ async def run_clients(url: str, clients: int, seconds: float, seed: int) -> dict
         if kind == "order_submit":
             num = f"LOAD{next(counter)}"
             orders.append(num)
-            return await http.post("/producertransaction/v1/order", json=order(num))
+            return await http.post(
+                "/producertransaction/v1/order", json=demo_order(num, user="load")
+            )
         if kind == "order_status":
             num = rng.choice(orders) if orders else "NONE"
             return await http.get("/producertransaction/v1/order/status", params={"order_num": num})

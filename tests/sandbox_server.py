@@ -43,14 +43,3 @@ def serve(db: Path, *args: str) -> Iterator[Server]:
     extra = () if given else ("--dialect", dialect)
     with served(db, "--size", "300", "--today", TODAY, *extra, *args) as sandbox:
         yield Server(sandbox.url, sandbox.process, sandbox.startup_seconds, dialect=dialect)
-
-
-def demo_order(num: str, juris: str = "CA", **data: str) -> dict:
-    """An appointment order (its JSON form) for the demo individual, Avery Sample, NPN
-    19000001; ``data`` adds or replaces fields of its ``data``."""
-    return {
-        "tlq": {"juris": juris, "pType": "I", "fType": "A", "lType": "M",
-                "clientOrderNum": num, "userId": "tester", "filingMode": "E"},
-        "data": {"firstName": "Avery", "lastName": "Sample", "taxId": "000121234",
-                 "niprNoReq": "19000001", **data},
-    }  # fmt: skip

@@ -12,13 +12,14 @@ import time
 
 import httpx
 import pytest
-from sandbox_server import demo_order, serve
+from sandbox_server import serve
 
 from tui_app.client.registry import RegistryClient
 from tui_app.config import Environment
 from tui_app.contract.bulk import BulkItem
 from tui_app.contract.order import FINAL_STATUSES
 from tui_app.sandbox.dialect import XML_ROOTS, rewrite, wrap
+from tui_app.sandbox.synthetic import demo_order
 
 SSN = "000121234"
 

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sandbox_server import demo_order, serve
+from sandbox_server import serve
 
 from tui_app.client.errors import AuthError, NotFound, Rejected
 from tui_app.client.registry import RegistryClient
 from tui_app.contract.bulk import BulkItem
 from tui_app.contract.profile import AgencyRecord, AgentRecord
+from tui_app.sandbox.synthetic import demo_order
 from tui_app.wire.xml import dump_xml
 
 SSN = "000121234"

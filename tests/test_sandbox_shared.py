@@ -13,13 +13,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sandbox_server import demo_order, serve
+from sandbox_server import serve
 
 from tui_app.client.errors import BadResponse, Rejected
 from tui_app.client.registry import RegistryClient
 from tui_app.contract.bulk import BulkItem
 from tui_app.contract.profile import AgentRecord
 from tui_app.sandbox.app import Gate, Sandbox, SandboxSettings, create_app
+from tui_app.sandbox.synthetic import demo_order
 from tui_app.wire.errors import WireError
 from tui_app.wire.json import load_json_value
 from tui_app.wire.xml import MAX_DEPTH, load_xml_dict, xml_problems

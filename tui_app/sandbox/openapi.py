@@ -26,6 +26,7 @@ from tui_app.contract.search import (
     AgentSearchResponse,
     FullRecordResponse,
 )
+from tui_app.sandbox.synthetic import demo_order
 from tui_app.wire.json import MAX_VALUES
 from tui_app.wire.xml import INPUT_MAX_DEPTH, MAX_DEPTH, MAX_ELEMENTS
 
@@ -411,23 +412,7 @@ EXAMPLE_AGENCY = {
     "Tin": "000009999",
     "Demographic": {"FirmName": "Example Agency LLC", "Status": 7040},
 }
-EXAMPLE_ORDER = {
-    "tlq": {
-        "juris": "CA",
-        "pType": "I",
-        "fType": "A",
-        "lType": "M",
-        "clientOrderNum": "EXAMPLE1",
-        "userId": "example",
-        "filingMode": "E",
-    },
-    "data": {
-        "firstName": "Avery",
-        "lastName": "Sample",
-        "taxId": "000121234",
-        "niprNoReq": "19000001",
-    },
-}
+EXAMPLE_ORDER = demo_order("EXAMPLE1", user="example")
 EXAMPLE_ENVELOPE = {
     "clientRefId": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
     "data": {

@@ -31,6 +31,19 @@ REFERENCE_DATE = date(2025, 6, 30)
 DEMO_AGENT_NPN = 19000001
 DEMO_FIRM_NPN = 19000002
 
+
+def demo_order(num: str, juris: str = "CA", user: str = "tester", **data: str) -> dict[str, Any]:
+    """An appointment order (its JSON form) for the demo individual, Avery Sample (NPN
+    19000001), as the examples, tests and benchmarks file it; ``data`` adds or replaces
+    fields of its ``data``."""
+    return {
+        "tlq": {"juris": juris, "pType": "I", "fType": "A", "lType": "M",
+                "clientOrderNum": num, "userId": user, "filingMode": "E"},
+        "data": {"firstName": "Avery", "lastName": "Sample", "taxId": "000121234",
+                 "niprNoReq": str(DEMO_AGENT_NPN), **data},
+    }  # fmt: skip
+
+
 LINES_OF_AUTHORITY: dict[str, str] = {
     "10": "Life",
     "11": "Accident & Health",
