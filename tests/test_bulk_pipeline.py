@@ -377,6 +377,27 @@ async def test_a_request_the_service_forgot_is_sent_again(journal, three):
     assert len(fake.requests) == 2
 
 
+async def test_the_last_change_before_a_quiet_spell_is_reported(journal, tmp_path):
+    """Progress goes out at most every PROGRESS_EVERY seconds. A change within that time
+    was dropped: the second of two requests accepted at once went unreported until some
+    result came (the stop test below waited 17 s for one). It is now reported late."""
+    fake = FakeService(statuses=[503] * 1000)  # no result comes while the run lasts
+    path = write_ndjson(tmp_path / "q.ndjson", agents("Q", 20))
+    job = create_job(journal, path, "test", 10)
+    stop = asyncio.Event()
+
+    def progress(now: Job) -> None:
+        if journal.batch_states(now.id).get("ACCEPTED", 0) == 2:
+            stop.set()  # both requests were reported while the run went on
+
+    settings = replace(FAST, request_attempts=1000, concurrency=1)
+    async with fake.client() as client:
+        run = run_job(journal, job.id, client, settings, on_progress=progress, stop=stop)
+        # Its 1,000 polls would take some 17 s: only a report while they go on ends it.
+        job = await asyncio.wait_for(run, timeout=10)
+    assert job.state == STOPPED and len(fake.requests) == 2
+
+
 async def test_a_stop_request_lets_accepted_requests_be_polled_by_the_next_run(journal, tmp_path):
     fake = FakeService(statuses=[503] * 1000)  # results never come during the first run
     path = write_ndjson(tmp_path / "s.ndjson", agents("S", 40))

@@ -263,6 +263,7 @@ class _Run:
         self.took: float | None = None  # seconds a request takes to complete, smoothed
         self._db = db
         self._reported = 0.0
+        self._report_due = False  # a report is on its way
         self._reports: set[asyncio.Task] = set()
 
     # --- the run --------------------------------------------------------------------
@@ -286,7 +287,9 @@ class _Run:
                            self.stop_reason or "stopped on request")  # fmt: skip
         else:
             await self._db(self.journal.set_state, self.job.id, DONE)
-        await asyncio.gather(*self._reports)  # no older report after the last one
+        for report in self._reports:
+            report.cancel()  # the last report, below, says all they would
+        await asyncio.gather(*self._reports, return_exceptions=True)
         await self._report()
 
     async def _watch_for_stop(self) -> None:
@@ -375,17 +378,24 @@ class _Run:
             await self._report()
 
     def _progress(self) -> None:
-        """Report the job to ``on_progress``, at most every ``PROGRESS_EVERY`` seconds."""
-        now = time.monotonic()
-        if self.on_progress is None or now - self._reported < PROGRESS_EVERY:
+        """Report the job to ``on_progress``, at most every ``PROGRESS_EVERY`` seconds. A
+        change within that time is reported at its end: dropped, the last change before a
+        quiet spell (requests accepted, their results slow to come) went unreported."""
+        if self.on_progress is None or self._report_due:
             return
-        self._reported = now
-        task = asyncio.ensure_future(self._report())
+        self._report_due = True
+        task = asyncio.ensure_future(
+            self._report(after=self._reported + PROGRESS_EVERY - time.monotonic())
+        )
         self._reports.add(task)
         task.add_done_callback(self._reports.discard)
 
-    async def _report(self) -> None:
-        """The job as the journal has it, read on the journal's thread, to ``on_progress``."""
+    async def _report(self, after: float = 0) -> None:
+        """The job as the journal has it, read on the journal's thread, to ``on_progress``
+        (``after`` seconds from now)."""
+        if after > 0:
+            await asyncio.sleep(after)
+        self._report_due = False
         if self.on_progress is not None:
             self._reported = time.monotonic()
             self.on_progress(await self._db(self.journal.job, self.job.id))
