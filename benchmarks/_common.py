@@ -151,17 +151,21 @@ class KeyTimer:
 
         app._display = timed_display
 
-    async def press(self, key: str, patience: float = 2.0) -> float | None:
-        """Seconds from ``key`` to the frame that shows it; None if the cursor did not
-        move within ``patience`` seconds (the table was redrawn under it, say)."""
+    async def press(self, key: str, patience: float = 2.0, seen=None) -> float | None:
+        """Seconds from ``key`` to the frame that shows it; None if its effect did not
+        show within ``patience`` seconds (the table was redrawn under it, say). The
+        effect: the table's cursor moved, or ``seen()`` (a printable key: the character
+        typed into a field) became true."""
         from textual import events
 
-        row = self.table.cursor_row
+        row = self.table.cursor_row if self.table is not None else None
+        if seen is None:
+            seen = lambda: self.table.cursor_row != row  # noqa: E731
         start = time.perf_counter()
-        event = events.Key(key, None)
+        event = events.Key(key, key if len(key) == 1 else None)
         event.set_sender(self.app)
         self.app._driver.send_message(event)
-        while self.table.cursor_row == row:
+        while not seen():
             if time.perf_counter() - start > patience:
                 return None
             await asyncio.sleep(0.0005)
