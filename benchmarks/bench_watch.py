@@ -104,11 +104,9 @@ async def tui_check(every: float) -> dict[str, Any]:
         idle = await keys.times(100, every)
         started = time.perf_counter()
         await pilot.press("f5")
-        while screen.progress is None:
-            await asyncio.sleep(0.01)
 
-        def running() -> bool:
-            return screen._stop is not None
+        def running() -> bool:  # a small check may be over before its first progress
+            return any(w.group == "watch-check" and not w.is_finished for w in app.workers)
 
         busy = await keys.times(10**9, every, running)
         while running():
