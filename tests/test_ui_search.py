@@ -270,6 +270,10 @@ async def test_bindings_can_be_remapped_in_the_config(ui_app):
         await pilot.press("f9")
         await pilot.pause()
         assert app.current_mode == "orders"
+        # ...and the palette says so (it said "key 2" whatever the config).
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Go to Orders"] == "Open the Orders area (key f9)"
+        assert helps["Show keys"] == "Every key of this screen (key ?)"
 
 
 async def test_a_service_that_is_down_never_crashes_the_app(tmp_path):

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
+from textual.dom import DOMNode
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -312,27 +313,45 @@ class ProducerApp(App[None]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for mode, (key, name) in AREAS.items():
+        keys = self._keys_by_id(self)
+        for mode, (_key, name) in AREAS.items():
             yield SystemCommand(
                 f"Go to {name}",
-                f"Open the {name} area (key {key})",
+                f"Open the {name} area (key {keys[f'area.{mode}']})",
                 partial(self.action_area, mode),
             )
-        yield SystemCommand("Show keys", "Every key of this screen (? or F1)", self.action_help)
+        yield SystemCommand(
+            "Show keys", f"Every key of this screen (key {keys['help']})", self.action_help
+        )
         yield SystemCommand(
             "Reveal or mask personal data",
-            "Toggle SSN, FEIN and birth date display (Ctrl+R)",
+            f"Toggle SSN, FEIN and birth date display (key {keys['reveal']})",
             self.action_toggle_reveal,
         )
         yield from self._binding_commands(screen)
+
+    def _remapped(self, node: DOMNode) -> BindingsMap:
+        """``node``'s bindings with the keys the config's ``[keys]`` gave them."""
+        remapped = node._bindings.copy()
+        remapped.apply_keymap(self._keymap)
+        return remapped
+
+    def _keys_by_id(self, node: DOMNode) -> dict[str, str]:
+        """How the keys of each of ``node``'s bindings show, by the binding's id."""
+        shown: dict[str, list[str]] = {}
+        for bindings in self._remapped(node).key_to_bindings.values():
+            for binding in bindings:
+                display = self.get_key_display(binding)
+                if binding.id and display not in shown.setdefault(binding.id, []):
+                    shown[binding.id].append(display)
+        return {id_: " or ".join(displays) for id_, displays in shown.items()}
 
     def _binding_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every key of the screen is in the palette too, by its binding's description and
         tooltip, with the key as the keymap has it."""
         done = {"help", "toggle_reveal", "area"}  # offered above, for every screen
         area = getattr(screen, "AREA", "") or type(screen).__name__.removesuffix("Screen")
-        remapped = screen._bindings.copy()
-        remapped.apply_keymap(self._keymap)  # the keys as the config's [keys] set them
+        remapped = self._remapped(screen)
         for bindings in remapped.key_to_bindings.values():
             for binding in bindings:
                 namespace, name, params = parse_action(binding.action)
