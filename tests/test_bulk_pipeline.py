@@ -30,7 +30,7 @@ from bulk_support import (
 from sandbox_server import serve
 
 from tui_app.bulk.journal import COMPLETED, DONE, FAILED, INVALID, STOPPED, Job, Journal
-from tui_app.bulk.pipeline import Settings, create_job, run_job
+from tui_app.bulk.pipeline import PROGRESS_EVERY, Settings, create_job, run_job
 from tui_app.bulk.report import write_report
 from tui_app.bulk.source import SourceChanged
 from tui_app.client.registry import RegistryClient, RetryPolicy
@@ -396,6 +396,32 @@ async def test_the_last_change_before_a_quiet_spell_is_reported(journal, tmp_pat
         # Its 1,000 polls would take some 17 s: only a report while they go on ends it.
         job = await asyncio.wait_for(run, timeout=10)
     assert job.state == STOPPED and len(fake.requests) == 2
+
+
+async def test_no_progress_is_reported_after_a_run_is_cancelled(journal, tmp_path):
+    """Review: a report put off to the end of its interval was left running after its run
+    was cancelled (Ctrl-C in the CLI), to call a journal thread already closed."""
+    fake = FakeService(statuses=[503] * 1000)
+    path = write_ndjson(tmp_path / "c.ndjson", agents("C", 20))
+    job = create_job(journal, path, "test", 10)
+    reports: list[Job] = []
+    settings = replace(FAST, request_attempts=1000, concurrency=1)
+    async with fake.client() as client:
+        run = asyncio.ensure_future(
+            run_job(journal, job.id, client, settings, on_progress=reports.append)
+        )
+        while len(fake.requests) < 2:  # the second request's report is put off
+            await asyncio.sleep(0.001)
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        # No report is left to come (it would find the journal's thread closed).
+        await asyncio.sleep(0)
+        left = [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ == "_Run._report"]
+        assert left == []
+        reported = len(reports)
+        await asyncio.sleep(2 * PROGRESS_EVERY)
+    assert len(reports) == reported
 
 
 async def test_a_stop_request_lets_accepted_requests_be_polled_by_the_next_run(journal, tmp_path):

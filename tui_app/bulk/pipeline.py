@@ -282,14 +282,14 @@ class _Run:
                 await self._feed(tasks)
         finally:
             watcher.cancel()
+            for report in self._reports:
+                report.cancel()  # none may come after the run: the last report says all
+        await asyncio.gather(*self._reports, return_exceptions=True)
         if self.stop.is_set():
             await self._db(self.journal.set_state, self.job.id, STOPPED,
                            self.stop_reason or "stopped on request")  # fmt: skip
         else:
             await self._db(self.journal.set_state, self.job.id, DONE)
-        for report in self._reports:
-            report.cancel()  # the last report, below, says all they would
-        await asyncio.gather(*self._reports, return_exceptions=True)
         await self._report()
 
     async def _watch_for_stop(self) -> None:

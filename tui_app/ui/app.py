@@ -314,18 +314,20 @@ class ProducerApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         keys = self._keys_by_id(self)
+
+        def key(binding_id: str) -> str:
+            # A key the keymap gave another binding takes this one's away: none then.
+            return f" (key {keys[binding_id]})" if binding_id in keys else ""
+
         for mode, (_key, name) in AREAS.items():
             yield SystemCommand(
-                f"Go to {name}",
-                f"Open the {name} area (key {keys[f'area.{mode}']})",
+                f"Go to {name}", f"Open the {name} area{key(f'area.{mode}')}",
                 partial(self.action_area, mode),
-            )
-        yield SystemCommand(
-            "Show keys", f"Every key of this screen (key {keys['help']})", self.action_help
-        )
+            )  # fmt: skip
+        yield SystemCommand("Show keys", f"Every key of this screen{key('help')}", self.action_help)
         yield SystemCommand(
             "Reveal or mask personal data",
-            f"Toggle SSN, FEIN and birth date display (key {keys['reveal']})",
+            f"Toggle SSN, FEIN and birth date display{key('reveal')}",
             self.action_toggle_reveal,
         )
         yield from self._binding_commands(screen)

@@ -118,8 +118,10 @@ class ModelForm(VerticalScroll, can_focus=False):
             self.watch(self.app, "reveal_pii", self._reveal)
 
     def _reveal(self, reveal: bool) -> None:
-        for widget in self.query("Input.pii").results(Input):
-            widget.password = not reveal
+        # Every input built, mounted or still mounting (a group just opened).
+        for control in self._controls.values():
+            if isinstance(control, Input) and control.has_class("pii"):
+                control.password = not reveal
 
     # --- layout ---
     # A collapsed group's fields are built when it first opens: an order form has some
@@ -160,8 +162,11 @@ class ModelForm(VerticalScroll, can_focus=False):
         text = self._text[spec.path]
         control: Input | Select[str]
         if spec.kind == "choice":
+            options = list(zip(spec.labels or spec.choices, spec.choices, strict=True))
+            if text and text not in spec.choices:  # loaded from elsewhere: shown, flagged
+                options.append((f"{text} (not one of the choices)", text))
             control = Select(
-                list(zip(spec.labels or spec.choices, spec.choices, strict=True)),
+                options,
                 compact=True,
                 id=wid,
                 allow_blank=True,
@@ -396,6 +401,8 @@ class ModelForm(VerticalScroll, can_focus=False):
             return
         event.stop()
         value = event.value
+        if value != event.control.value:
+            return  # stale: the field was filled again (a load) before this arrived
         text = "" if value is Select.NULL else str(value)
         if text == self._text[path]:
             return  # a field built (or filled) with the form's own value
