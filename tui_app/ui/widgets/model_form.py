@@ -44,6 +44,15 @@ def widget_id(path: str) -> str:
     return "f-" + path.replace(".", "--")
 
 
+def _choices(spec: FieldSpec, text: str) -> list[tuple[str, str]]:
+    """A choice field's options; a value from elsewhere that is none of them (a service's
+    EmpStatus 7099) is added, shown as what it is, and the contract's error flags it."""
+    options = list(zip(spec.labels or spec.choices, spec.choices, strict=True))
+    if text and text not in spec.choices:
+        options.append((f"{text} (not one of the choices)", text))
+    return options
+
+
 class ModelForm(VerticalScroll, can_focus=False):
     """A form for ``model``. ``fields`` limits and orders the top-level fields shown;
     ``fixed`` values are merged in before validation (e.g. the SearchType picked
@@ -133,27 +142,24 @@ class ModelForm(VerticalScroll, can_focus=False):
         yield from self._widgets(self.specs)
 
     def _widgets(self, specs: Iterable[FieldSpec | GroupSpec]) -> list[Widget]:
-        widgets: list[Widget] = []
-        for spec in specs:
-            if isinstance(spec, GroupSpec):
-                open_ = spec.path in self.open_groups
-                # Born with the class its state gives it: Collapsible adds "-collapsed" on
-                # mount otherwise, and each such change restyles the group's whole subtree.
-                group = Collapsible(
-                    *(self._widgets(spec.children) if open_ else ()),
-                    title=spec.name,
-                    collapsed=not open_,
-                    id=widget_id(spec.path) + "-group",
-                    classes="" if open_ else "-collapsed",
-                )
-                self._groups[spec.path] = group
-                if open_:
-                    self._built[spec.path] = None
-            else:
-                widgets.append(self._field(spec))
-                continue
-            widgets.append(group)
-        return widgets
+        return [self._group(s) if isinstance(s, GroupSpec) else self._field(s) for s in specs]
+
+    def _group(self, spec: GroupSpec) -> Collapsible:
+        """A collapsible group, its fields built now only if it starts open."""
+        open_ = spec.path in self.open_groups
+        # Born with the class its state gives it: Collapsible adds "-collapsed" on mount
+        # otherwise, and each such change restyles the group's whole subtree.
+        group = Collapsible(
+            *(self._widgets(spec.children) if open_ else ()),
+            title=spec.name,
+            collapsed=not open_,
+            id=widget_id(spec.path) + "-group",
+            classes="" if open_ else "-collapsed",
+        )
+        self._groups[spec.path] = group
+        if open_:
+            self._built[spec.path] = None
+        return group
 
     def _field(self, spec: FieldSpec) -> Widget:
         """One row: the field's name (``*`` when required) beside its input, the bound in
@@ -162,11 +168,8 @@ class ModelForm(VerticalScroll, can_focus=False):
         text = self._text[spec.path]
         control: Input | Select[str]
         if spec.kind == "choice":
-            options = list(zip(spec.labels or spec.choices, spec.choices, strict=True))
-            if text and text not in spec.choices:  # loaded from elsewhere: shown, flagged
-                options.append((f"{text} (not one of the choices)", text))
             control = Select(
-                options,
+                _choices(spec, text),
                 compact=True,
                 id=wid,
                 allow_blank=True,
@@ -257,6 +260,7 @@ class ModelForm(VerticalScroll, can_focus=False):
             self._text[path] = to_text(spec, value) if value is not None else ""
             widget = self._controls.get(path)
             if isinstance(widget, Select):
+                widget.set_options(_choices(spec, self._text[path]))
                 widget.value = self._text[path] or Select.NULL
             elif widget is not None:
                 widget.value = self._text[path]
@@ -353,14 +357,18 @@ class ModelForm(VerticalScroll, can_focus=False):
     def focus_group(self, group: Collapsible) -> bool:
         """Move focus to the first field of ``group``, if it is one of this form's."""
         path = self._path_of(group.id, "-group")
+        if path is None:
+            return False
         first = next((p for p in self.inputs if p.startswith(f"{path}.")), None)
-        if path is None or first is None:
+        if first is None:
             return False
         self._focus(first)
         return True
 
     def _focus(self, path: str) -> None:
         above = self._groups_above(path)
+        # Built already: focus now, in order with what the caller does next (a tab it
+        # switches to); only a group still to build makes it wait.
         if all(group in self._built for group in above):
             for group in above:
                 self._groups[group].collapsed = False
