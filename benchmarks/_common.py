@@ -12,14 +12,28 @@ import os
 import platform
 import sqlite3
 import subprocess
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from tui_app.config import GROUP_PREFIXES
 from tui_app.sandbox.process import served  # noqa: F401 - the scripts import it from here
+
+
+@contextmanager
+def fresh_home(prefix: str) -> Iterator[Path]:
+    """A temporary folder that holds the app's config and data (as a first run sees
+    them) for as long as the block lasts."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        folder = Path(tmp)
+        os.environ["PRODUCER_TUI_CONFIG"] = str(folder / "config.toml")
+        os.environ["PRODUCER_TUI_DATA"] = str(folder / "data")
+        yield folder
+
 
 PACKAGES = ("textual", "httpx", "pydantic", "pydantic-core", "fastapi", "starlette", "uvicorn")
 

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
-from _common import describe_machine, machine_facts, table, write_json
+from _common import describe_machine, fresh_home, machine_facts, table, write_json
 
 AREAS = ("orders", "profiles", "bulk", "export", "settings", "watch")
 
@@ -62,9 +60,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     facts = machine_facts()
-    with tempfile.TemporaryDirectory(prefix="bench-areas-") as home:
-        os.environ["PRODUCER_TUI_CONFIG"] = str(Path(home) / "config.toml")
-        os.environ["PRODUCER_TUI_DATA"] = str(Path(home) / "data")
+    with fresh_home("bench-areas-"):
         results = asyncio.run(measure(args.runs))
     rows = [
         (

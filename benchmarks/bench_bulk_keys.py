@@ -17,14 +17,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _common import KeyTimer, describe_machine, latency_summary, machine_facts, table, write_json
+from _common import (
+    KeyTimer,
+    describe_machine,
+    fresh_home,
+    latency_summary,
+    machine_facts,
+    table,
+    write_json,
+)
 from bench_bulk import write_records
 
 
@@ -84,10 +90,8 @@ def main() -> int:
     parser.add_argument("--every", type=float, default=0.05, help="seconds between keys")
     parser.add_argument("--json", type=Path, help="also write every figure as JSON here")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-keys-") as tmp:
-        os.environ["PRODUCER_TUI_CONFIG"] = str(Path(tmp) / "config.toml")
-        os.environ["PRODUCER_TUI_DATA"] = str(Path(tmp) / "data")
-        found = asyncio.run(measure(args.records, args.every, Path(tmp)))
+    with fresh_home("bench-keys-") as folder:
+        found = asyncio.run(measure(args.records, args.every, folder))
     facts = machine_facts()
     rows = [(name, s["n"], s["p50_ms"], s["p95_ms"], s["p99_ms"], s["max_ms"])
             for name, s in (("idle", found["idle"]), ("while the job runs", found["busy"]))]  # fmt: skip

@@ -15,13 +15,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _common import KeyTimer, describe_machine, latency_summary, machine_facts, table, write_json
+from _common import (
+    KeyTimer,
+    describe_machine,
+    fresh_home,
+    latency_summary,
+    machine_facts,
+    table,
+    write_json,
+)
 
 FIELDS = {  # area key: (area, a text field of its form)
     "1": ("search", "#f-FirstName"),
@@ -76,9 +82,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     facts = machine_facts()
-    with tempfile.TemporaryDirectory(prefix="bench-form-keys-") as home:
-        os.environ["PRODUCER_TUI_CONFIG"] = str(Path(home) / "config.toml")
-        os.environ["PRODUCER_TUI_DATA"] = str(Path(home) / "data")
+    with fresh_home("bench-form-keys-"):
         results = asyncio.run(measure(args.keys, args.every))
     print(describe_machine(facts))
     print(f"{args.keys} letters typed into a field of each area's form, one every {args.every} s")

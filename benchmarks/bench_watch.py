@@ -25,7 +25,6 @@ import resource
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 from _common import (
     KeyTimer,
     describe_machine,
+    fresh_home,
     latency_summary,
     machine_facts,
     served,
@@ -130,10 +130,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write every figure as JSON here")
     args = parser.parse_args()
     facts = machine_facts()
-    with tempfile.TemporaryDirectory(prefix="bench-watch-") as tmp:
-        folder = Path(tmp)
-        os.environ["PRODUCER_TUI_CONFIG"] = str(folder / "config.toml")
-        os.environ["PRODUCER_TUI_DATA"] = str(folder / "data")
+    with fresh_home("bench-watch-") as folder:
         db = folder / "sandbox.db"
         with served(db, "--size", str(args.producers)) as sandbox:
             write_config(folder / "config.toml", sandbox.url)
