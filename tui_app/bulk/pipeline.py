@@ -384,18 +384,18 @@ class _Run:
         if self.on_progress is None or self._report_due:
             return
         self._report_due = True
-        task = asyncio.ensure_future(
-            self._report(after=self._reported + PROGRESS_EVERY - time.monotonic())
-        )
+        task = asyncio.ensure_future(self._report_soon())
         self._reports.add(task)
         task.add_done_callback(self._reports.discard)
 
-    async def _report(self, after: float = 0) -> None:
-        """The job as the journal has it, read on the journal's thread, to ``on_progress``
-        (``after`` seconds from now)."""
-        if after > 0:
-            await asyncio.sleep(after)
+    async def _report_soon(self) -> None:
+        """A report at the end of the interval since the last one (at once if it is over)."""
+        await asyncio.sleep(max(0.0, self._reported + PROGRESS_EVERY - time.monotonic()))
         self._report_due = False
+        await self._report()
+
+    async def _report(self) -> None:
+        """The job as the journal has it, read on the journal's thread, to ``on_progress``."""
         if self.on_progress is not None:
             self._reported = time.monotonic()
             self.on_progress(await self._db(self.journal.job, self.job.id))
