@@ -104,6 +104,31 @@ async def test_no_journal_statement_runs_on_the_event_loop(sandbox, tmp_path, mo
     assert on_loop == []
 
 
+async def test_a_large_file_is_validated_off_the_interpreter_that_sends_it(
+    sandbox, journal, tmp_path, monkeypatch
+):
+    """Validation (the contract's models, some 45 us a line) runs in a checking process
+    for a large file, so the run's own interpreter only records, sends and settles."""
+    import tui_app.bulk.checker as checker
+    from tui_app.contract.bulk import BulkItem
+
+    checked_here: list[int] = []  # a checking process has a BulkItem of its own
+    validate = BulkItem.model_validate_json
+    monkeypatch.setattr(
+        BulkItem, "model_validate_json", lambda raw: checked_here.append(1) or validate(raw)
+    )
+    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)
+    server, db = sandbox
+    lines = [*agents("FAR", 1200), "{broken"]
+    path = write_ndjson(tmp_path / "far.ndjson", lines)
+    async with fast_client(server.urls) as client:
+        job = create_job(journal, path, "test", 100)
+        ended = await run_job(journal, job.id, client, FAST)
+    assert (ended.state, ended.counts.completed, ended.counts.invalid) == (DONE, 1200, 1)
+    assert list(journal.lines(job.id))[-1].errors[0].startswith("not valid JSON")
+    assert checked_here == []
+
+
 async def test_mixed_lines_are_each_reported_and_only_valid_ones_sent(sandbox, journal, tmp_path):
     server, db = sandbox
     first = envelope(agent("MIX-1", 1))

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui_app.bulk.checker import Checker
 from tui_app.bulk.journal import (
     BATCH_DONE,
     COMPLETED,
@@ -428,18 +429,14 @@ class _Run:
         lines = read_raw(
             job.path, start_offset=job.scanned_offset, start_line=max(job.scanned_line, 1)
         )
-        chunk = []
-        for line in lines:
-            if line.number <= job.scanned_line:  # recorded by an earlier run
-                continue
-            chunk.append(check(line)[0])
-            if len(chunk) == SCAN_CHUNK:
+        lines = (line for line in lines if line.number > job.scanned_line)  # not yet recorded
+        with Checker(job.fingerprint.size - job.scanned_offset) as checker:
+            for chunk in checker.chunks(lines, SCAN_CHUNK):
                 self.journal.add_lines(job.id, chunk, done=False)
-                chunk = []
                 notify()
                 if self._wait_for_sending(cancelled):
                     return
-        self.journal.add_lines(job.id, chunk, done=True)
+        self.journal.add_lines(job.id, [], done=True)
         notify()
 
     def _wait_for_sending(self, cancelled: threading.Event) -> bool:

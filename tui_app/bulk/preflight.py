@@ -2,9 +2,10 @@
 first problems with their line numbers.
 
 It checks the file as :func:`~tui_app.bulk.pipeline.create_job` does and validates each
-line as a run does (:func:`~tui_app.bulk.source.check`), so its counts are the ones the job
-will have, including a clientRefId that repeats an earlier line's. Nothing is recorded and
-nothing is sent; memory stays small whatever the file's size (one number per envelope's
+line as a run does (:func:`~tui_app.bulk.source.check`, in a process of its own for a large
+file: see :mod:`~tui_app.bulk.checker`), so its counts are the ones the job will have,
+including a clientRefId that repeats an earlier line's. Nothing is recorded and
+nothing is sent; memory stays small whatever the file's size (one number per valid line's
 clientRefId, to notice repeats, and the first few problems)::
 
     summary = preflight(path, on_progress=show, cancelled=event)   # in a worker thread
@@ -17,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tui_app.bulk.source import check, inspect_file
-from tui_app.wire.ndjson import read_lines
+from tui_app.bulk.checker import Checker
+from tui_app.bulk.source import inspect_file
+from tui_app.wire.ndjson import read_raw
 
 FIRST_PROBLEMS = 5
 """Problems kept for the summary; the rest are only counted."""
@@ -71,8 +73,8 @@ def preflight(
     """Validate every line of ``path`` without recording or sending anything. Raises
     :class:`~tui_app.bulk.source.SourceError` for a file that cannot be imported at all.
     ``on_progress`` gets the summary so far every :data:`PROGRESS_EVERY` lines (in the
-    calling thread); setting ``cancelled`` stops at the next line, returning what was
-    found (not ``done``)."""
+    calling thread); setting ``cancelled`` stops before the next of those, returning what
+    was found (not ``done``)."""
     path = path.expanduser().resolve()
     size = inspect_file(path).size
     records = invalid = read = 0
@@ -82,24 +84,25 @@ def preflight(
     def summary(done: bool = False) -> Preflight:
         return Preflight(path, size, records, invalid, tuple(problems), read, done)
 
-    for line in read_lines(path):
-        if cancelled is not None and cancelled.is_set():
-            return summary()
-        records += 1
-        read = line.offset + len(line.raw) + 1
-        checked, _ = check(line)
-        errors = checked.errors
-        if not errors and "clientRefId" in (line.value or {}):
-            # A bare record gets a new GUID, so only an envelope's id can repeat.
-            key = hash(checked.client_ref_id)
-            if key in seen:
-                errors = (f"clientRefId: repeats line {seen[key]}",)
-            else:
-                seen[key] = line.number
-        if errors:
-            invalid += 1
-            if len(problems) < first:
-                problems.append(Problem(line.number, errors))
-        if on_progress is not None and records % PROGRESS_EVERY == 0:
-            on_progress(summary())
+    with Checker(size) as checker:
+        for chunk in checker.chunks(read_raw(path), PROGRESS_EVERY):
+            if cancelled is not None and cancelled.is_set():
+                return summary()
+            for checked in chunk:
+                records += 1
+                errors = checked.errors
+                if not errors:
+                    # A bare record's new GUID never repeats: only an envelope's id can.
+                    key = hash(checked.client_ref_id)
+                    if key in seen:
+                        errors = (f"clientRefId: repeats line {seen[key]}",)
+                    else:
+                        seen[key] = checked.number
+                if errors:
+                    invalid += 1
+                    if len(problems) < first:
+                        problems.append(Problem(checked.number, errors))
+            read = chunk[-1].offset
+            if on_progress is not None and records % PROGRESS_EVERY == 0:
+                on_progress(summary())
     return replace(summary(True), read=size)
