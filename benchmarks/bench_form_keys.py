@@ -6,7 +6,9 @@ the widgets on screen. The app runs headless (Textual's Pilot, 120x40) on the em
 sandbox in a temporary home; in each area the script focuses a text field and types
 ``--keys`` letters, one every ``--every`` seconds, each timed from its arrival at the app
 until the field holds it and the next frame is drawn (``_common.KeyTimer``), with the
-app's CPU time over all of them.
+app's CPU time over all of them. Then as many of Tab and Shift+Tab, each timed until the
+focus has moved and the next frame is drawn; their CPU includes the footer's work after
+the frame.
 
     .venv/bin/python benchmarks/bench_form_keys.py [--keys 40] [--every 0.05] [--json PATH]
 """
@@ -71,8 +73,24 @@ async def measure(keys: int, every: float) -> dict[str, Any]:
             results[area] = latency_summary(times) | {
                 "cpu_ms_per_key": (time.process_time() - cpu) * 1000 / keys,
                 "widgets": widgets,
+                "tab": await tabs(app, timer, keys, every),
             }
     return results
+
+
+async def tabs(app, timer: KeyTimer, keys: int, every: float) -> dict[str, Any]:
+    """Tab and Shift+Tab alternately, each timed to the frame after the focus moved."""
+    times = []
+    cpu = time.process_time()
+    for n in range(keys):
+        focused = app.screen.focused
+        took = await timer.press(
+            "shift+tab" if n % 2 else "tab", seen=lambda f=focused: app.screen.focused is not f
+        )
+        if took is not None:
+            times.append(took)
+        await asyncio.sleep(every)
+    return latency_summary(times) | {"cpu_ms_per_key": (time.process_time() - cpu) * 1000 / keys}
 
 
 def main() -> None:
@@ -91,6 +109,15 @@ def main() -> None:
         for area, r in results.items()
     ]
     print(table(["area", "widgets", "p50 ms", "p95 ms", "max ms", "CPU ms/key"], rows))
+    print(
+        f"\nthen {args.keys} of Tab and Shift+Tab alternately, to the frame after the focus moved"
+    )
+    rows = [
+        (area, r["tab"]["p50_ms"], r["tab"]["p95_ms"], r["tab"]["max_ms"],
+         r["tab"]["cpu_ms_per_key"])
+        for area, r in results.items()
+    ]  # fmt: skip
+    print(table(["area", "p50 ms", "p95 ms", "max ms", "CPU ms/key"], rows))
     if args.json:
         write_json(args.json, {"machine": facts, "settings": vars(args) | {"json": None},
                                "results": results})  # fmt: skip

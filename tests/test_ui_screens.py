@@ -8,8 +8,10 @@ import asyncio
 
 import pytest
 from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 from textual.screen import Screen
-from textual.widgets import Input
+from textual.widget import Widget
+from textual.widgets import Collapsible, Footer, Input, Select
 from ui_support import SIZE, settle
 
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -88,3 +90,71 @@ async def test_closing_the_app_stops_a_screens_work_before_its_widgets_go(ui_app
         screen.run_worker(refresh_late())
     # Leaving the block closed the app; a worker's error would have been raised here.
     assert not app.return_code
+
+
+def footer_keys(screen: Screen) -> list[Widget]:
+    return list(screen.query_one(Footer).query("FooterKey"))
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(ui_app):
+    # Textual rebuilt the footer, a new widget per key, on every move of the focus: the
+    # most of a Tab's cost in a form (issue 15). Now only when the keys differ.
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await app.switch_mode("profiles")
+        await settle(app, pilot)
+        screen = app.screen
+        before = footer_keys(screen)
+        assert before and "Add contact" not in " ".join(str(key.render()) for key in before)
+        for _ in range(3):
+            focused = screen.focused
+            await pilot.press("tab")
+            await settle(app, pilot)
+            assert screen.focused is not focused  # the focus moved...
+            assert footer_keys(screen) == before  # ...and the same keys stayed
+        screen.query_one("#profile-kind", Select).value = "agency"  # agencies have contacts
+        await settle(app, pilot)
+        after = footer_keys(screen)
+        assert "Add contact" in " ".join(str(key.render()) for key in after)
+        assert not set(after) & set(before)
+
+
+async def test_a_focus_move_restyles_only_what_it_changes(ui_app, monkeypatch):
+    # Textual restyled the whole of the outermost group around either field (every
+    # Collapsible has a `:focus-within` tint) on every focus move: the order form, some
+    # 70 ms a Tab (issue 15). Now only a group entered or left is, with what it holds.
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await app.switch_mode("orders")
+        await settle(app, pilot)
+        groups = [
+            group
+            for group in app.screen.query(Collapsible)
+            if not group.collapsed and len(group.query(Input)) >= 2
+        ]
+        one, other = groups[0], groups[-1]
+        assert one is not other and other not in one.ancestors and one not in other.ancestors
+        first, second = one.query(Input)[:2]
+        restyled: list[DOMNode] = []
+        update_nodes = app.stylesheet.update_nodes
+
+        def counted(nodes, animate: bool = False) -> None:
+            nodes = list(nodes)
+            restyled.extend(nodes)
+            update_nodes(nodes, animate=animate)
+
+        monkeypatch.setattr(app.stylesheet, "update_nodes", counted)
+        first.focus()
+        await settle(app, pilot)
+        assert one.styles.background_tint.a > 0  # the group holding the focus is tinted
+        restyled.clear()
+        second.focus()  # within the group
+        await settle(app, pilot)
+        assert app.screen.focused is second
+        assert len(restyled) < len(list(one.walk_children())) / 2, len(restyled)
+        other.query(Input).first().focus()  # to another group: both look different
+        await settle(app, pilot)
+        assert one.styles.background_tint.a == 0
+        assert other.styles.background_tint.a > 0

@@ -6,11 +6,13 @@ from __future__ import annotations
 from textual import events, messages
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, TextArea
+from textual.widgets import Input, TextArea
 
 from tui_app.ui.typed_app import OfProducerApp
+from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.status_bar import StatusBar
 
 HELP_KEY = Binding("question_mark,f1", "app.help", "Keys", id="help", key_display="?")
@@ -42,6 +44,23 @@ class ProducerScreen(OfProducerApp, Screen):
         # (a periodic refresh) found its widgets gone and raised. Stop the work first.
         self.workers.cancel_node(self)
 
+    def _update_focus_styles(
+        self, focused: Widget | None = None, blurred: Widget | None = None
+    ) -> None:
+        # Textual restyles everything under the outermost `:focus-within` ancestor of
+        # either widget on every focus move. Every Collapsible has such a rule, so a Tab
+        # between two fields of a form restyled the whole form (some 70 ms in Orders).
+        # Only a widget whose focus-within state changes, and what it holds, can look
+        # different: restyle those.
+        before = set(blurred.ancestors_with_self) if blurred is not None else set()
+        after = set(focused.ancestors_with_self) if focused is not None else set()
+        widgets: set[DOMNode] = set()
+        for node in before ^ after:
+            if node._has_focus_within:
+                widgets.update(node.walk_children(with_self=True))
+        if widgets:
+            self.app.stylesheet.update_nodes(widgets, animate=True)
+
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         # Runs before Screen's own handler: Textual calls each class's, in MRO order.
         if self._styles_current:
@@ -66,7 +85,7 @@ class AreaScreen(ProducerScreen):
     def compose(self) -> ComposeResult:
         yield StatusBar(self.AREA)
         yield from self.compose_body()
-        yield Footer()
+        yield KeysFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()

@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, ProgressBar, Static, Tab, Tabs
+from textual.widgets import DataTable, ProgressBar, Static, Tab, Tabs
 
 from tui_app.bulk.control import JobControl
 from tui_app.bulk.journal import (
@@ -38,6 +38,7 @@ from tui_app.ui.bulk_words import (
 )
 from tui_app.ui.screens.base import HELP_KEY, ProducerScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.status_bar import StatusBar
 
@@ -112,7 +113,7 @@ class BulkJobScreen(ProducerScreen):
                          id="bulk-filter-keys", classes="hint")  # fmt: skip
         yield PagedTable(LINE_COLUMNS, page_size=PAGE_SIZE, id="bulk-lines")
         yield Static("", id="bulk-line-detail")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._show_job()

@@ -17,7 +17,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea, Tree
+from textual.widgets import DataTable, Static, TabbedContent, TabPane, TextArea, Tree
 
 from tui_app.client.errors import ClientError
 from tui_app.contract.search import FullInfo
@@ -25,6 +25,7 @@ from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree
 from tui_app.standing import license_standing
 from tui_app.ui.record_members import mask_member, unshown_members, us_date
 from tui_app.ui.screens.base import HELP_KEY, ProducerScreen
+from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.status_bar import StatusBar
 
 TABS = (
@@ -138,7 +139,7 @@ class RecordScreen(ProducerScreen):
                 yield Tree("Members not shown in the other tabs", id="more-tree")
             with TabPane("Raw", id="raw"):
                 yield TextArea("", id="raw-text", read_only=True, soft_wrap=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.watch(self.app, "reveal_pii", lambda _: self._render_info(), init=False)
