@@ -6,8 +6,9 @@ fresh data folder, with two small jobs recorded beforehand (rows for the cursor 
 script presses Down and Up in the jobs table, one key every ``--every`` seconds, and
 times each from its arrival until the cursor has moved and the next frame is drawn
 (``_common.KeyTimer``). The same keys are
-timed first with no job running (idle), so the two can be compared. At the end: the
-job's records/s, seen from the TUI.
+timed first with no job running (idle), then during the file's pre-flight (F3, every
+line validated before anything is sent), so the three can be compared. At the end: the
+pre-flight's time and the job's records/s, seen from the TUI.
 
     .venv/bin/python benchmarks/bench_bulk_keys.py [--records 100000] [--every 0.05]
         [--json PATH]
@@ -62,6 +63,13 @@ async def measure(records: int, every: float, folder: Path) -> dict[str, Any]:
         keys = KeyTimer(app, table)
         idle = await keys.times(100, every)
         screen.query_one("#bulk-path").value = str(data)
+        checked = time.perf_counter()
+        await pilot.press("f3")  # the pre-flight: every line validated, nothing sent
+        table.focus()
+        checking = await keys.times(10**9, every, lambda: screen.checked is None)
+        while screen.checked is None:
+            await asyncio.sleep(0.05)
+        check_s = time.perf_counter() - checked
         submitted = time.perf_counter()
         await pilot.press("f5")
         journal = Journal()
@@ -79,7 +87,8 @@ async def measure(records: int, every: float, folder: Path) -> dict[str, Any]:
         took = time.perf_counter() - submitted
         counts = journal.job(job.id).counts
         journal.close()
-    return {"idle": latency_summary(idle), "busy": latency_summary(busy), "job_s": took,
+    return {"idle": latency_summary(idle), "checking": latency_summary(checking),
+            "check_s": check_s, "busy": latency_summary(busy), "job_s": took,
             "rec_per_s": records / took, "completed": counts.completed,
             "unseen": keys.unseen}  # fmt: skip
 
@@ -94,7 +103,8 @@ def main() -> int:
         found = asyncio.run(measure(args.records, args.every, folder))
     facts = machine_facts()
     rows = [(name, s["n"], s["p50_ms"], s["p95_ms"], s["p99_ms"], s["max_ms"])
-            for name, s in (("idle", found["idle"]), ("while the job runs", found["busy"]))]  # fmt: skip
+            for name, s in (("idle", found["idle"]), ("during the pre-flight (F3)", found["checking"]),
+                            ("while the job runs", found["busy"]))]  # fmt: skip
     print(describe_machine(facts))
     print(
         f"\nBulk area, Down/Up every {args.every * 1000:.0f} ms; a job of "
@@ -102,6 +112,7 @@ def main() -> int:
     )
     print(table(("keys", "presses", "p50 ms", "p95 ms", "p99 ms", "max ms"), rows))
     print(f"keys the cursor did not follow within 2 s while the job ran: {found['unseen']}")
+    print(f"pre-flight: {args.records:,} records checked in {found['check_s']:.1f} s")
     print(
         f"job: {found['completed']:,} completed in {found['job_s']:.1f} s "
         f"({found['rec_per_s']:,.0f} records/s, from F5 to DONE as the TUI sees it)"

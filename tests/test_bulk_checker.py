@@ -1,18 +1,18 @@
 """A large file's lines are validated in a process of their own (issue 12): the results are
-the ones checking in place gives, and a process that dies costs no line."""
+the ones checking in place gives, a resumed scan starts where it was, and a process that
+dies costs no line."""
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import signal
+import io
+import subprocess
 from pathlib import Path
 
 import pytest
 from bulk_support import agent, agents, envelope, write_ndjson
 
 import tui_app.bulk.checker as checker
-from tui_app.bulk.checker import Checker, check_lines
+from tui_app.bulk.checker import checked_chunks
 from tui_app.bulk.source import check
 from tui_app.wire.ndjson import read_raw
 
@@ -29,50 +29,80 @@ def mixed(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every line checked in this process (a checking process has its own ``check``)."""
+def processes(monkeypatch: pytest.MonkeyPatch) -> list[subprocess.Popen]:
+    """Any file goes to a checking process; the processes started, and every line checked
+    in this process (``checked_here``; a checking process has its own ``check``)."""
+    started: list[subprocess.Popen] = []
+    start = checker._start
+    monkeypatch.setattr(checker, "_start", lambda *a: started.append(start(*a)) or started[-1])
+    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)
+    return started
+
+
+@pytest.fixture
+def checked_here(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
-
-    def counting(line):
-        calls.append(line.number)
-        return check(line)
-
-    monkeypatch.setattr(checker, "check", counting)
-    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)  # any file goes to a process
+    monkeypatch.setattr(checker, "check", lambda line: calls.append(line.number) or check(line))
     return calls
 
 
+def expected(path: Path) -> list:
+    return [check(line)[0] for line in read_raw(path)]
+
+
 def test_a_large_file_is_checked_in_a_process_of_its_own_with_the_same_results(
-    mixed: Path, counted: list[int]
+    mixed: Path, processes: list, checked_here: list[int]
 ):
-    expected = [check(line)[0] for line in read_raw(mixed)]
-    with Checker(mixed.stat().st_size) as it:
-        assert not it.in_process
-        chunks = list(it.chunks(read_raw(mixed), 7))
+    chunks = list(checked_chunks(mixed, 7))
     assert [len(chunk) for chunk in chunks] == [7] * 5 + [5]
-    assert [line for chunk in chunks for line in chunk] == expected
-    assert counted == []  # not one line was checked here
-    assert sum(not line.valid for line in expected) == 4
-    assert multiprocessing.active_children() == []  # the process is gone
+    assert [line for chunk in chunks for line in chunk] == expected(mixed)
+    assert len(processes) == 1 and processes[0].returncode is not None  # ended
+    assert checked_here == []  # not one line was checked here
+    assert sum(not line.valid for chunk in chunks for line in chunk) == 4
 
 
-def test_a_checking_process_that_dies_costs_no_line(mixed: Path, counted: list[int]):
-    expected = [check(line)[0] for line in read_raw(mixed)]
-    with Checker(mixed.stat().st_size) as it:
-        chunks = it.chunks(read_raw(mixed), 5)
-        got = next(chunks)
-        (process,) = multiprocessing.active_children()
-        os.kill(process.pid, signal.SIGKILL)
-        process.join()
-        got += [line for chunk in chunks for line in chunk]
-        assert it.in_process  # the rest was checked here
-    assert got == expected
-    assert counted  # by this process, after the other died
+def test_a_resumed_scan_checks_only_the_lines_after_the_last_recorded(mixed: Path, processes: list):
+    lines = expected(mixed)
+    last = lines[24]  # recorded by an earlier run: line 25, its offset
+    chunks = list(checked_chunks(mixed, 10, start_offset=last.offset, start_line=25, after=25))
+    assert [line for chunk in chunks for line in chunk] == lines[25:]
+    assert processes
 
 
-def test_a_small_file_is_checked_in_place(mixed: Path):
-    with Checker(mixed.stat().st_size) as it:
-        assert it.in_process
-        assert [line for chunk in it.chunks(read_raw(mixed), 500) for line in chunk] == (
-            check_lines(list(read_raw(mixed)))
-        )
+class CutShort:
+    """A checking process that died after sending one chunk and part of the next: its
+    real output, cut there."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        out = process.communicate()[0]
+        first = 8 + int.from_bytes(out[:8], "little")
+        self.stdout = io.BytesIO(out[: first + 20])
+
+    def kill(self) -> None:
+        pass
+
+    def wait(self) -> int:
+        return -9
+
+
+def test_a_checking_process_that_dies_costs_no_line(
+    mixed: Path, processes: list, checked_here: list[int], monkeypatch: pytest.MonkeyPatch
+):
+    start = checker._start
+    monkeypatch.setattr(checker, "_start", lambda *a: CutShort(start(*a)))
+    got = [line for chunk in checked_chunks(mixed, 5) for line in chunk]
+    assert got == expected(mixed)
+    assert checked_here == list(range(6, 41))  # here, from the first line not received
+
+
+def test_leaving_early_stops_the_checking_process(mixed: Path, processes: list):
+    chunks = checked_chunks(mixed, 5)
+    next(chunks)
+    chunks.close()
+    assert processes[0].returncode is not None
+
+
+def test_a_small_file_is_checked_in_place(mixed: Path, checked_here: list[int]):
+    chunks = list(checked_chunks(mixed, 500))
+    assert [line for chunk in chunks for line in chunk] == expected(mixed)
+    assert len(checked_here) == 40

@@ -143,6 +143,32 @@ async def answer_path(app, pilot, path: Path) -> None:
 # --- picking, checking, submitting ---------------------------------------------------------
 
 
+async def test_a_large_files_pre_flight_validates_off_the_apps_interpreter(
+    ui_app, tmp_path, monkeypatch
+):
+    # A pre-flight of 100,000 lines held the app's interpreter for 11 s, keys waiting up to
+    # a second (issue 12). A large file now goes to a checking process, which must start
+    # from inside the app too (multiprocessing could not: sys.stderr has no descriptor).
+    import tui_app.bulk.checker as checker
+
+    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)  # any file is large
+    validated_here: list[bytes] = []
+    validate = BulkItem.model_validate_json
+    monkeypatch.setattr(
+        BulkItem, "model_validate_json", lambda raw: validated_here.append(raw) or validate(raw)
+    )
+    path = mixed_file(tmp_path)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: screen.checked is not None, "the pre-flight")
+        summary = text_of(screen, "#bulk-preflight")
+        assert "mixed.ndjson  checked: 6 records, 4 valid, 2 invalid" in summary
+        assert validated_here == []
+
+
 async def test_a_file_is_checked_submitted_and_followed_to_the_end(ui_app, tmp_path):
     path = mixed_file(tmp_path)
     app = ui_app()

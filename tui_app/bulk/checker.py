@@ -2,96 +2,116 @@
 
 A run's scan validates every line with the contract's models (about 45 us a line inside
 pydantic-core). On a thread it shares the interpreter lock with the event loop that posts,
-polls and settles, so the two take turns on one core. For a large file the chunks go to
-a process of its own instead, and the run's interpreter only records the results. A small
-file is checked in place: starting the process (importing the contract) costs more than it
-saves.
+polls and settles, or with the TUI that draws: a pre-flight of 100,000 lines held the
+TUI's interpreter for 11 s, and keys waited up to a second. For a large file a checking
+process (``python -m tui_app.bulk.checker``) reads and validates the lines and streams
+the results back, so the caller's interpreter only records them. A small file is checked
+in place: starting the process (importing the contract) costs more than it saves.
+
+A plain subprocess and a pipe, not :mod:`multiprocessing`: inside a Textual app
+``sys.stderr`` has no file descriptor, and multiprocessing's resource tracker cannot start.
+Each result travels as a length-prefixed pickle of a chunk of :class:`Checked`.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+import pickle
+import subprocess
+import sys
+from collections.abc import Generator, Iterable, Iterator
 from itertools import islice
+from pathlib import Path
+from typing import IO
 
 from tui_app.bulk.source import Checked, check
-from tui_app.wire.ndjson import RawLine
+from tui_app.wire.ndjson import RawLine, read_raw
 
 IN_PROCESS_BELOW = 4 << 20
-"""Files smaller than this many bytes (some 5,000 agent records) are checked in place."""
-AHEAD = 2
-"""Chunks the checking process may work ahead of the one being recorded."""
+"""Files (or what is left of them) smaller than this many bytes, some 5,000 agent records,
+are checked in place."""
+_HEADER = 8
+"""Bytes of a result's length before it."""
 
 
-def check_lines(lines: Sequence[RawLine]) -> list[Checked]:
+def check_lines(lines: Iterable[RawLine]) -> list[Checked]:
     return [check(line)[0] for line in lines]
 
 
-def _check_chunk(lines: list[tuple[int, int, bytes]]) -> list[Checked]:
-    """:func:`check_lines` in the checking process (tuples travel cheaper than
-    dataclasses)."""
-    return check_lines([RawLine(*line) for line in lines])
-
-
-class Checker:
-    """Checks a file's lines chunk by chunk, in file order. Use as a context manager; a
-    process it started is stopped on leaving, even in the middle of a file."""
-
-    def __init__(self, file_size: int) -> None:
-        self._pool: ProcessPoolExecutor | None = None
-        if file_size >= IN_PROCESS_BELOW and (os.cpu_count() or 1) > 1:
-            # spawn, not fork: the process that runs a job has threads (the journal's)
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(1, mp_context=context)
-
-    @property
-    def in_process(self) -> bool:
-        """False when the lines go to a checking process."""
-        return self._pool is None
-
-    def chunks(self, lines: Iterable[RawLine], size: int) -> Iterator[list[Checked]]:
-        """The lines checked, ``size`` at a time. Should the checking process die, the
-        chunks it held are checked in place, and so is the rest: nothing is lost."""
-        lines = iter(lines)
-        pending: deque[tuple[list[RawLine], Future[list[Checked]] | None]] = deque()
-        while chunk := list(islice(lines, size)):
-            pending.append((chunk, self._submit(chunk)))
-            if len(pending) > AHEAD:
-                yield self._result(*pending.popleft())
-        while pending:
-            yield self._result(*pending.popleft())
-
-    def _submit(self, chunk: list[RawLine]) -> Future[list[Checked]] | None:
-        if self._pool is None:
-            return None
-        lines = [(line.number, line.offset, line.raw) for line in chunk]
+def checked_chunks(
+    path: Path, size: int, *, start_offset: int = 0, start_line: int = 1, after: int = 0
+) -> Generator[list[Checked], None, None]:
+    """The file's lines after line ``after``, reading from ``start_offset`` (the start of
+    line ``start_line``), checked ``size`` at a time, in file order. Should the checking
+    process die, the rest is checked in place from the last line it sent: nothing is lost.
+    Closing the iterator early stops the process."""
+    if _worth_a_process(path, start_offset):
+        process = _start(path, size, start_offset, start_line, after)
         try:
-            return self._pool.submit(_check_chunk, lines)
-        except BrokenProcessPool:
-            self.close()
-            return None
+            while (chunk := _receive(process.stdout)) is not None:
+                yield chunk
+                start_offset, start_line = chunk[-1].offset, chunk[-1].number
+                after = chunk[-1].number
+        finally:
+            process.kill()
+            process.wait()
+            assert process.stdout is not None
+            process.stdout.close()
+    yield from _in_place(path, size, start_offset, start_line, after)
 
-    def _result(self, chunk: list[RawLine], future: Future[list[Checked]] | None) -> list[Checked]:
-        if future is not None:
-            try:
-                return future.result()
-            except BrokenProcessPool:
-                self.close()
-        return check_lines(chunk)
 
-    def close(self) -> None:
-        """Stop the checking process: chunks not begun are dropped, and the one under way
-        (some 25 ms of work) is waited for, so the process is gone on return."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+def _worth_a_process(path: Path, start_offset: int) -> bool:
+    try:
+        left = path.stat().st_size - start_offset
+    except OSError:
+        return False  # reading it in place says why
+    return left >= IN_PROCESS_BELOW and (os.cpu_count() or 1) > 1
 
-    def __enter__(self) -> Checker:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+def _in_place(
+    path: Path, size: int, start_offset: int, start_line: int, after: int
+) -> Iterator[list[Checked]]:
+    lines = read_raw(path, start_offset=start_offset, start_line=start_line)
+    lines = (line for line in lines if line.number > after)
+    while chunk := check_lines(islice(lines, size)):
+        yield chunk
+
+
+def _start(
+    path: Path, size: int, start_offset: int, start_line: int, after: int
+) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "tui_app.bulk.checker", str(path), str(size),
+               str(start_offset), str(start_line), str(after)]  # fmt: skip
+    return subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+
+
+def _receive(stream: IO[bytes] | None) -> list[Checked] | None:
+    """The next chunk, or None at the end of the stream (a finished or a dead process:
+    a chunk cut short counts as not sent)."""
+    assert stream is not None
+    header = stream.read(_HEADER)
+    if len(header) < _HEADER:
+        return None
+    length = int.from_bytes(header, "little")
+    data = stream.read(length)
+    if len(data) < length:
+        return None
+    chunk: list[Checked] = pickle.loads(data)
+    return chunk
+
+
+def _serve(args: list[str]) -> None:
+    """The checking process: each chunk of results to stdout as soon as it is checked."""
+    path, size, start_offset, start_line, after = Path(args[0]), *map(int, args[1:])
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing else may write into the stream of results
+    for chunk in _in_place(path, size, start_offset, start_line, after):
+        data = pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)
+        out.write(len(data).to_bytes(_HEADER, "little") + data)
+        out.flush()
+
+
+if __name__ == "__main__":
+    _serve(sys.argv[1:])

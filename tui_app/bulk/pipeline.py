@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_app.bulk.checker import Checker
+from tui_app.bulk.checker import checked_chunks
 from tui_app.bulk.journal import (
     BATCH_DONE,
     COMPLETED,
@@ -84,7 +84,6 @@ from tui_app.client.errors import (
 from tui_app.client.registry import RegistryClient
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH, BulkItem, RequestItem
 from tui_app.own_thread import OwnThread
-from tui_app.wire.ndjson import read_raw
 
 SCAN_CHUNK = 500
 """Lines validated per journal transaction."""
@@ -426,12 +425,10 @@ class _Run:
     def _scan_file(self, cancelled: threading.Event, notify: Callable[[], None]) -> None:
         """Validate the rest of the file into the journal (in a worker thread)."""
         job = self.job
-        lines = read_raw(
-            job.path, start_offset=job.scanned_offset, start_line=max(job.scanned_line, 1)
-        )
-        lines = (line for line in lines if line.number > job.scanned_line)  # not yet recorded
-        with Checker(job.fingerprint.size - job.scanned_offset) as checker:
-            for chunk in checker.chunks(lines, SCAN_CHUNK):
+        chunks = checked_chunks(job.path, SCAN_CHUNK, start_offset=job.scanned_offset,
+                                start_line=max(job.scanned_line, 1), after=job.scanned_line)  # fmt: skip
+        with contextlib.closing(chunks):
+            for chunk in chunks:
                 self.journal.add_lines(job.id, chunk, done=False)
                 notify()
                 if self._wait_for_sending(cancelled):

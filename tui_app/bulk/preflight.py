@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tui_app.bulk.checker import Checker
+from tui_app.bulk.checker import checked_chunks
 from tui_app.bulk.source import inspect_file
-from tui_app.wire.ndjson import read_raw
 
 FIRST_PROBLEMS = 5
 """Problems kept for the summary; the rest are only counted."""
@@ -84,8 +84,9 @@ def preflight(
     def summary(done: bool = False) -> Preflight:
         return Preflight(path, size, records, invalid, tuple(problems), read, done)
 
-    with Checker(size) as checker:
-        for chunk in checker.chunks(read_raw(path), PROGRESS_EVERY):
+    chunks = checked_chunks(path, PROGRESS_EVERY)
+    with closing(chunks):
+        for chunk in chunks:
             if cancelled is not None and cancelled.is_set():
                 return summary()
             for checked in chunk:
