@@ -89,9 +89,10 @@ def write_records(path: Path, count: int, seed: int = 7) -> None:
             file.write(json.dumps({"clientRefId": ref, "data": {"agent": record}}) + "\n")
 
 
-def max_rss_mib() -> float:
-    """Peak resident memory of this process (Linux reports KiB, macOS bytes)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def max_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
+    """Peak resident memory of this process, or of the largest of its ended children
+    (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(who).ru_maxrss
     return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
 
@@ -165,6 +166,7 @@ def phase_pipeline(path: Path, url: str, concurrency: int, journal_db: Path) -> 
             "invalid": c.invalid, "requests": sum(v for k, v in batches.items() if k != "uncertain"),
             "seconds": wall, "rec_per_s": c.lines / wall, "cpu_s": own + checking,
             "own_cpu_s": own, "checking_cpu_s": checking,
+            "checking_peak_rss_mib": max_rss_mib(resource.RUSAGE_CHILDREN),
             "rss_after_imports_mib": base, "peak_rss_mib": max_rss_mib(),
             "journal_mib": journal_db.stat().st_size / (1024 * 1024)}  # fmt: skip
 
@@ -267,7 +269,8 @@ def report(results: dict[str, Any]) -> str:
         f"{p['failed']:,} failed, {p['invalid']:,} invalid; journal {p['journal_mib']:.1f} MiB; "
         f"client CPU {p['cpu_s'] / p['lines'] * 1e6:.0f} us/record (the run's interpreter "
         f"{p['own_cpu_s'] / p['lines'] * 1e6:.0f}, its checking process "
-        f"{p['checking_cpu_s'] / p['lines'] * 1e6:.0f}); sandbox CPU "
+        f"{p['checking_cpu_s'] / p['lines'] * 1e6:.0f}, peak RSS "
+        f"{p['checking_peak_rss_mib']:.0f} MiB); sandbox CPU "
         + (
             "n/a"
             if results["server_cpu_s"] is None
