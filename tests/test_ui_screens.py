@@ -17,6 +17,13 @@ from ui_support import SIZE, settle
 from tui_app.ui.widgets.status_bar import StatusBar
 
 
+async def open_area(app, pilot, area: str) -> None:
+    """Start up, then open ``area`` and let it settle."""
+    await settle(app, pilot)
+    await app.switch_mode(area)
+    await settle(app, pilot)
+
+
 async def test_a_first_visit_styles_the_area_once(ui_app, monkeypatch):
     reparsed: list[Stylesheet] = []
     restyled: list[Screen] = []
@@ -54,16 +61,12 @@ def styles_of(screen: Screen) -> dict[str, tuple]:
 async def test_a_theme_chosen_while_an_area_is_away_shows_on_its_return(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await app.switch_mode("orders")
-        await settle(app, pilot)
+        await open_area(app, pilot, "orders")
         orders = app.screen
         before = styles_of(orders)
         await app.switch_mode("search")
         app.theme = "textual-light" if app.theme != "textual-light" else "nord"
-        await settle(app, pilot)
-        await app.switch_mode("orders")
-        await settle(app, pilot)
+        await open_area(app, pilot, "orders")
         shown = styles_of(orders)
         assert shown != before  # the theme changes the fields' colours...
         orders.update_node_styles(animate=False)
@@ -101,9 +104,7 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(ui_app):
     # most of a Tab's cost in a form (issue 15). Now only when the keys differ.
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await app.switch_mode("profiles")
-        await settle(app, pilot)
+        await open_area(app, pilot, "profiles")
         screen = app.screen
         before = footer_keys(screen)
         assert before and "Add contact" not in " ".join(str(key.render()) for key in before)
@@ -126,9 +127,7 @@ async def test_a_focus_move_restyles_only_what_it_changes(ui_app, monkeypatch):
     # 70 ms a Tab (issue 15). Now only a group entered or left is, with what it holds.
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await app.switch_mode("orders")
-        await settle(app, pilot)
+        await open_area(app, pilot, "orders")
         groups = [
             group
             for group in app.screen.query(Collapsible)
