@@ -106,3 +106,16 @@ def test_a_small_file_is_checked_in_place(mixed: Path, checked_here: list[int]):
     chunks = list(checked_chunks(mixed, 500))
     assert [line for chunk in chunks for line in chunk] == expected(mixed)
     assert len(checked_here) == 40
+
+
+def test_no_process_to_be_had_means_checking_in_place(
+    mixed: Path, checked_here: list[int], monkeypatch: pytest.MonkeyPatch
+):
+    def refuse(*args, **kwargs):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)
+    monkeypatch.setattr(checker.subprocess, "Popen", refuse)
+    chunks = list(checked_chunks(mixed, 500))
+    assert [line for chunk in chunks for line in chunk] == expected(mixed)
+    assert len(checked_here) == 40

@@ -45,8 +45,8 @@ def checked_chunks(
     line ``start_line``), checked ``size`` at a time, in file order. Should the checking
     process die, the rest is checked in place from the last line it sent: nothing is lost.
     Closing the iterator early stops the process."""
-    if _worth_a_process(path, start_offset):
-        process = _start(path, size, start_offset, start_line, after)
+    process = _start(path, size, start_offset, start_line, after)
+    if process is not None:
         try:
             while (chunk := _receive(process.stdout)) is not None:
                 yield chunk
@@ -79,12 +79,19 @@ def _in_place(
 
 def _start(
     path: Path, size: int, start_offset: int, start_line: int, after: int
-) -> subprocess.Popen[bytes]:
+) -> subprocess.Popen[bytes] | None:
+    """A checking process for the rest of the file, if it is large enough to be worth one
+    and one can be started."""
+    if not _worth_a_process(path, start_offset):
+        return None
     command = [sys.executable, "-m", "tui_app.bulk.checker", str(path), str(size),
                str(start_offset), str(start_line), str(after)]  # fmt: skip
-    return subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
+    try:
+        return subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+    except OSError:  # no process to be had (a limit on processes, say): check in place
+        return None
 
 
 def _receive(stream: IO[bytes] | None) -> list[Checked] | None:
