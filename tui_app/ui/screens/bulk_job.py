@@ -128,8 +128,9 @@ class BulkJobScreen(ProducerScreen):
     # --- the job ---
 
     @work(exclusive=True, group="bulk-job")
-    async def refresh_job(self) -> None:
-        """Read the job again; when its lines moved on, read the page again."""
+    async def refresh_job(self, lines_changed: bool = False) -> None:
+        """Read the job again; when its lines moved on (or the caller changed them), read
+        the page again."""
         before = self.seen.job
         try:
             self.seen = await self.control.look(self.job_id)
@@ -137,7 +138,8 @@ class BulkJobScreen(ProducerScreen):
             self.query_one("#bulk-job-counts", Static).update(f"Cannot read the journal: {exc}")
             return
         self._show_job()
-        if (before.counts, before.state) != (self.seen.job.counts, self.seen.job.state):
+        job = self.seen.job
+        if lines_changed or (before.counts, before.state) != (job.counts, job.state):
             self.lines_table.reload()
 
     def _show_job(self) -> None:
@@ -262,7 +264,9 @@ class BulkJobScreen(ProducerScreen):
             return
         self.notify(f"{done.total:,} lines verified: {done.completed:,} completed, "
                     f"{done.failed:,} failed, {done.superseded:,} superseded.", title=title)  # fmt: skip
-        self.refresh_job()
+        # The counts this screen last read may already be the verified ones (the lines
+        # turned UNKNOWN and back between two reads), so they cannot tell: reload.
+        self.refresh_job(lines_changed=True)
 
     @work(exclusive=True, group="bulk-save")
     async def action_save_report(self) -> None:
