@@ -53,10 +53,12 @@ def checked_chunks(
                 start_offset, start_line = chunk[-1].offset, chunk[-1].number
                 after = chunk[-1].number
         finally:
-            process.kill()
-            process.wait()
+            process.kill()  # nothing to kill once it has finished
+            finished = process.wait() == 0
             assert process.stdout is not None
             process.stdout.close()
+        if finished:
+            return
     yield from _in_place(path, size, start_offset, start_line, after)
 
 
