@@ -91,3 +91,16 @@ def journal_refs(journal: Journal, job_id: str) -> dict[int, str]:
         for line in journal.lines(job_id)
         if line.state != "INVALID" and line.client_ref_id
     }
+
+
+def validations_here(monkeypatch) -> list[bytes]:
+    """Every line validated by the contract's ``BulkItem`` in this process from now on (a
+    checking process has a ``BulkItem`` of its own)."""
+    from tui_app.contract.bulk import BulkItem
+
+    seen: list[bytes] = []
+    validate = BulkItem.model_validate_json
+    monkeypatch.setattr(
+        BulkItem, "model_validate_json", lambda raw: seen.append(raw) or validate(raw)
+    )
+    return seen

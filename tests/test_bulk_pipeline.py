@@ -25,6 +25,7 @@ from bulk_support import (
     journal_refs,
     received,
     request_sizes,
+    validations_here,
     write_ndjson,
 )
 from sandbox_server import serve
@@ -110,13 +111,8 @@ async def test_a_large_file_is_validated_off_the_interpreter_that_sends_it(
     """Validation (the contract's models, some 45 us a line) runs in a checking process
     for a large file, so the run's own interpreter only records, sends and settles."""
     import tui_app.bulk.checker as checker
-    from tui_app.contract.bulk import BulkItem
 
-    checked_here: list[int] = []  # a checking process has a BulkItem of its own
-    validate = BulkItem.model_validate_json
-    monkeypatch.setattr(
-        BulkItem, "model_validate_json", lambda raw: checked_here.append(1) or validate(raw)
-    )
+    checked_here = validations_here(monkeypatch)
     monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)
     server, db = sandbox
     lines = [*agents("FAR", 1200), "{broken"]

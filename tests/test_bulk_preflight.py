@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from bulk_support import agent, envelope, write_ndjson
+from bulk_support import agent, envelope, validations_here, write_ndjson
 
 import tui_app.bulk.checker as checker
 from tui_app.bulk.journal import FAILED, INVALID, Journal, LineUpdate
@@ -17,7 +17,6 @@ from tui_app.bulk.pipeline import create_job
 from tui_app.bulk.preflight import PROGRESS_EVERY, preflight
 from tui_app.bulk.report import write_failed, write_report
 from tui_app.bulk.source import SourceError, check
-from tui_app.contract.bulk import BulkItem
 from tui_app.wire.ndjson import read_lines
 
 
@@ -36,19 +35,12 @@ def mixed_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(params=["in place", "in a checking process"])
-def checking(request, monkeypatch) -> list[int]:
+def checking(request, monkeypatch) -> list[bytes]:
     """Where lines are validated; the lines validated in this process (a checking
     process has a BulkItem of its own)."""
-    import tui_app.bulk.checker as checker
-
     if request.param == "in a checking process":
         monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)
-    here: list[int] = []
-    validate = BulkItem.model_validate_json
-    monkeypatch.setattr(
-        BulkItem, "model_validate_json", lambda raw: here.append(1) or validate(raw)
-    )
-    return here
+    return validations_here(monkeypatch)
 
 
 def test_preflight_counts_as_the_job_will_and_names_the_first_problems(tmp_path, checking):

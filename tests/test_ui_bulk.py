@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from bulk_support import validations_here
 from textual.widgets import DataTable, Input, Static
 from ui_support import SIZE, settle, shown
 
@@ -152,11 +153,7 @@ async def test_a_large_files_pre_flight_validates_off_the_apps_interpreter(
     import tui_app.bulk.checker as checker
 
     monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)  # any file is large
-    validated_here: list[bytes] = []
-    validate = BulkItem.model_validate_json
-    monkeypatch.setattr(
-        BulkItem, "model_validate_json", lambda raw: validated_here.append(raw) or validate(raw)
-    )
+    validated_here = validations_here(monkeypatch)
     path = mixed_file(tmp_path)
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
