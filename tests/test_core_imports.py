@@ -40,6 +40,7 @@ CORE = [
     "tui_app.watch.cli",
     "tui_app.watch.commands",
     "tui_app.environment_form",
+    "tui_app.field_docs",
 ]
 
 

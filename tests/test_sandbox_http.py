@@ -64,6 +64,9 @@ def test_openapi_document_lists_all_twelve_operations(http):
     assert len(operations) == 12
     assert ("POST", "/bulk/v1/{itemType}") in operations
     assert "Order" in doc["components"]["schemas"]
+    # a request field is described by its docstring (tui_app.field_docs)
+    tax_id = doc["components"]["schemas"]["OrderData"]["properties"]["taxId"]
+    assert tax_id["description"] == "Applicant's SSN or FEIN."
 
 
 def test_sigterm_stops_cleanly_and_data_survives_a_restart(tmp_path):

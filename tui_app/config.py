@@ -132,7 +132,6 @@ class _Model(BaseModel):
         extra="forbid",
         strict=True,
         validate_assignment=True,
-        use_attribute_docstrings=True,
         validate_by_name=True,
         validate_by_alias=True,
     )

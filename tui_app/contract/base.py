@@ -25,6 +25,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError, core_schema
 
+from tui_app.field_docs import docs_into_json_schema
+
 DIGITS = r"[0-9]+"
 
 
@@ -212,7 +214,7 @@ class ContractModel(BaseModel):
         extra="forbid",
         populate_by_name=True,
         validate_default=False,
-        use_attribute_docstrings=True,
+        json_schema_extra=docs_into_json_schema,
     )
 
     @classmethod

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from tui_app.contract.base import Bounds, Choices
 from tui_app.contract.errors import FieldError, field_errors
+from tui_app.field_docs import field_doc
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def describe(
             specs.append(FieldSpec(path, name, "list", is_required, hint=hint))
         elif origin is Literal:
             choices = tuple(str(a) for a in get_args(core))
-            labels = _labels(choices, info.description)
+            labels = _labels(choices, field_doc(model, name))
             specs.append(FieldSpec(path, name, "choice", is_required, choices, labels))
         elif isinstance(core, type) and issubclass(core, Enum):
             specs.append(

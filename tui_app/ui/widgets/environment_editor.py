@@ -28,6 +28,7 @@ from tui_app.environment_form import (
     auth_fields_for,
     is_required,
 )
+from tui_app.field_docs import field_doc
 
 SECRET_HINT = (
     "Secrets live in environment variables: give the variable's NAME here, never "
@@ -42,11 +43,10 @@ def _wid(key: str) -> str:
 
 def _description(key: str) -> str | None:
     if key.startswith("auth."):
-        return Auth.model_fields[key[5:]].description
+        return field_doc(Auth, key[5:])
     if key.startswith("base_urls."):
         return None
-    info = Environment.model_fields.get(key)
-    return info.description if info else None
+    return field_doc(Environment, key)
 
 
 class EnvironmentEditor(VerticalScroll):
