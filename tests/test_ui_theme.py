@@ -71,3 +71,38 @@ async def test_a_truecolour_terminal_keeps_the_configured_theme(ui_app, monkeypa
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.theme == "producer-dark"
+
+
+async def test_the_stylesheet_is_parsed_once_at_start_with_the_theme_in_use(ui_app, monkeypatch):
+    """The start theme is set before the stylesheet's first parse, which reads its
+    variables: no second parse of the whole stylesheet (some 20 ms of the first frame)."""
+    from textual.css.stylesheet import Stylesheet
+
+    monkeypatch.setenv("COLORTERM", "truecolor")
+    monkeypatch.delenv("TEXTUAL_COLOR_SYSTEM", raising=False)
+    reparses = []
+    reparse = Stylesheet.reparse
+    monkeypatch.setattr(Stylesheet, "reparse", lambda self: reparses.append(1) or reparse(self))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert reparses == []
+        assert app.theme == "producer-dark"
+        assert {"-theme-producer-dark", "-dark-mode"} <= set(app.classes)
+        assert "-light-mode" not in app.classes
+        theme = app.get_theme("producer-dark")
+        assert app.screen.styles.background.hex == theme.background.upper()
+        app.theme = "ansi-light"  # a later change still restyles
+        await settle(app, pilot)
+        assert reparses and "-light-mode" in app.classes
+
+
+async def test_a_16_colour_start_keeps_the_chosen_theme_in_the_config(ui_app, xterm):
+    """The ansi theme a 16-colour terminal gets is not the user's choice: it is not saved."""
+    config = load_config()
+    save_config(config.model_copy(update={"theme": "producer-light"}))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "ansi-light"
+    assert load_config().theme == "producer-light"

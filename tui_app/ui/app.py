@@ -144,7 +144,7 @@ class ProducerApp(App[None]):
         self._theme_problems: list[str] = []
         for theme in load_themes(self._theme_problems.append):
             self.register_theme(theme)
-        self.theme = self._start_theme(config.theme)
+        self._set_start_theme(self._start_theme(config.theme))
 
     @property
     def today(self) -> date:
@@ -152,6 +152,19 @@ class ProducerApp(App[None]):
         (a sandbox's setting), else the calendar's, read each time (an app left open
         past midnight, an environment switched)."""
         return self.fixed_today or self.env.today or date.today()
+
+    def _set_start_theme(self, name: str) -> None:
+        """What setting ``theme`` does, less its watcher's refresh: that parses the whole
+        stylesheet again (some 20 ms of the first frame), but the stylesheet is yet to be
+        parsed at all, and its first parse reads the variables set here. Nor is the
+        change published: the theme in use at start is not a user's choice to save."""
+        self.set_reactive(App.theme, name)
+        dark = self.current_theme.dark
+        self.update_classes(
+            {f"-theme-{name}": True, "-dark-mode": dark, "-light-mode": not dark}, update=False
+        )
+        self._refresh_truecolor_filter(self.ansi_theme)
+        self.stylesheet.set_variables(self.get_css_variables())
 
     def _start_theme(self, chosen: str | None) -> str:
         """The configured theme, unless the terminal has too few colours for it: then the
