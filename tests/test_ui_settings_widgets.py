@@ -168,3 +168,16 @@ async def test_the_screen_reacts_to_each_widgets_message(ui_app) -> None:
         assert app.theme == "nord"
         assert load_config().theme == "nord"
         await app.workers.wait_for_complete()
+
+
+async def test_the_editor_explains_each_field_by_its_docstring_in_the_config() -> None:
+    """A field's tooltip is the docstring under it in tui_app.config (tui_app.field_docs)."""
+    editor = EnvironmentEditor(id="env-editor")
+    app = Host(editor)
+    async with app.run_test(size=SIZE) as pilot:
+        editor.load(draft("staging", Environment(base_url=STAGING_URL)))
+        await pilot.pause()
+        assert editor.query_one("#set-timeout").tooltip == "Seconds to wait for a response."
+        assert editor.query_one("#set-auth-token_env").tooltip == (
+            "bearer: name of the environment variable holding the token."
+        )
