@@ -26,10 +26,13 @@ def field_doc(model: type[BaseModel], name: str) -> str | None:
     info = model.model_fields.get(name)
     if info is not None and info.description:
         return info.description
+    # Only the classes that declare the field: the rest (pydantic's BaseModel among them)
+    # cannot document it, and parsing their modules would cost a start for nothing.
     for cls in model.__mro__:
-        found = _module_docs(cls.__module__).get(cls.__qualname__, {}).get(name)
-        if found is not None:
-            return found
+        if name in cls.__dict__.get("__annotations__", {}):
+            found = _module_docs(cls.__module__).get(cls.__qualname__, {}).get(name)
+            if found is not None:
+                return found
     return None
 
 
@@ -48,12 +51,13 @@ def docs_into_json_schema(schema: dict[str, Any], model: type[BaseModel]) -> Non
 @cache
 def _module_docs(module_name: str) -> dict[str, dict[str, str]]:
     """Each class of a module, by qualified name: its fields' docstrings, by field name."""
-    module = sys.modules.get(module_name)
+    file = getattr(sys.modules.get(module_name), "__file__", None)
+    if file is None:
+        return {}  # a module made at run time, or a built-in one
     try:
-        source = Path(module.__file__).read_text(encoding="utf-8")  # type: ignore[union-attr, arg-type]
-        tree = ast.parse(source)
-    except (AttributeError, TypeError, OSError, SyntaxError, ValueError):
-        return {}  # a built-in class, or a module run without its source
+        tree = ast.parse(Path(file).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return {}  # a module run without its source
     found: dict[str, dict[str, str]] = {}
     _collect(tree.body, "", found)
     return found
