@@ -55,13 +55,16 @@ async def test_a_16_colour_terminal_gets_the_ansi_theme_with_readable_fields(ui_
         assert ansi(first.rich_style.bgcolor) == ansi(Color.parse("blue"))
 
 
-async def test_an_ansi_theme_chosen_in_the_config_is_kept(ui_app, xterm):
-    config = load_config()
-    save_config(config.model_copy(update={"theme": "ansi-light"}))
+@pytest.mark.parametrize("chosen", ["ansi-light", "producer-light"])
+async def test_a_16_colour_terminal_uses_the_ansi_theme_and_keeps_the_choice(ui_app, xterm, chosen):
+    """An ansi theme chosen in the config is used as it is; another gets the ansi theme of
+    its darkness, which is not the user's choice: the config keeps the chosen one."""
+    save_config(load_config().model_copy(update={"theme": chosen}))
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.theme == "ansi-light"
+    assert load_config().theme == chosen
 
 
 async def test_a_truecolour_terminal_keeps_the_configured_theme(ui_app, monkeypatch):
@@ -95,14 +98,3 @@ async def test_the_stylesheet_is_parsed_once_at_start_with_the_theme_in_use(ui_a
         app.theme = "ansi-light"  # a later change still restyles
         await settle(app, pilot)
         assert reparses and "-light-mode" in app.classes
-
-
-async def test_a_16_colour_start_keeps_the_chosen_theme_in_the_config(ui_app, xterm):
-    """The ansi theme a 16-colour terminal gets is not the user's choice: it is not saved."""
-    config = load_config()
-    save_config(config.model_copy(update={"theme": "producer-light"}))
-    app = ui_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        assert app.theme == "ansi-light"
-    assert load_config().theme == "producer-light"
