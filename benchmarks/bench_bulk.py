@@ -5,8 +5,8 @@
 2. **Validation alone**: a child process streams the file through the pipeline's line
    check (``tui_app.bulk.source.check``: JSON parse plus contract validation), nothing
    recorded or sent. Then the **pre-flight** a user sees on choosing a file
-   (``tui_app.bulk.preflight``): the lines checked in a checking process
-   (``tui_app.bulk.checker``), counted in the caller's; its CPU is both processes'.
+   (``tui_app.bulk.preflight``): the lines checked by a checking process a core
+   (``tui_app.bulk.checker``), counted in the caller's; its CPU is all the processes'.
 3. **End to end**: a ``producer-tui sandbox serve`` process on a free loopback port (fresh
    database, a registry of 300 agents so it starts fast), and a child process that runs
    ``create_job`` + ``run_job`` against it with ``--concurrency`` requests in flight and a
@@ -124,6 +124,7 @@ def phase_validate(path: Path) -> dict[str, Any]:
 
 
 def phase_preflight(path: Path) -> dict[str, Any]:
+    from tui_app.bulk.checker import available_cores
     from tui_app.bulk.preflight import preflight
 
     base = current_rss_mib()
@@ -133,7 +134,8 @@ def phase_preflight(path: Path) -> dict[str, Any]:
     own, checking = time.process_time() - cpu, children_cpu() - children
     return {"lines": found.records, "valid": found.valid, "seconds": wall,
             "rec_per_s": found.records / wall, "cpu_s": own + checking, "own_cpu_s": own,
-            "rss_after_imports_mib": base, "peak_rss_mib": max_rss_mib()}  # fmt: skip
+            "processes": available_cores(), "rss_after_imports_mib": base,
+            "peak_rss_mib": max_rss_mib()}  # fmt: skip
 
 
 def children_cpu() -> float:
@@ -248,7 +250,7 @@ def report(results: dict[str, Any]) -> str:
                     v["peak_rss_mib"],
                 ),
                 (
-                    "pre-flight (checking process + counting)",
+                    f"pre-flight ({f['processes']} checking processes + counting)",
                     f["seconds"],
                     f["rec_per_s"],
                     f["cpu_s"],
@@ -286,6 +288,8 @@ def report(results: dict[str, Any]) -> str:
 
 GOALS = (  # issue 12's, for 2 cores: (what, its figure, at least or at most, the goal)
     ("validation alone, records/s", lambda r: r["validate"]["rec_per_s"], ">=", 50_000),
+    ("validation, a process a core (pre-flight)",
+     lambda r: r["preflight"]["rec_per_s"], ">=", 50_000),
     ("end to end, records/s", lambda r: r["pipeline"]["rec_per_s"], ">=", 10_000),
     ("client CPU per 100,000 records, s",
      lambda r: r["pipeline"]["cpu_s"] / r["pipeline"]["lines"] * 100_000, "<=", 9),

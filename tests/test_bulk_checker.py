@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from bulk_support import agent, agents, envelope, write_ndjson
@@ -119,3 +120,79 @@ def test_no_process_to_be_had_means_checking_in_place(
     chunks = list(checked_chunks(mixed, 500))
     assert [line for chunk in chunks for line in chunk] == expected(mixed)
     assert len(checked_here) == 40
+
+
+# --- a team of checking processes (a pre-flight's, one a core) -------------------------
+
+
+def test_a_team_of_processes_takes_the_chunks_in_turn_and_gives_them_in_file_order(
+    mixed: Path, processes: list, checked_here: list[int]
+):
+    chunks = list(checked_chunks(mixed, 3, processes=3))
+    assert [len(chunk) for chunk in chunks] == [3] * 13 + [1]
+    assert [line for chunk in chunks for line in chunk] == expected(mixed)
+    assert checked_here == []
+    assert sorted(p.args[-2:] for p in processes) == [["0", "3"], ["1", "3"], ["2", "3"]]
+    assert all(p.returncode is not None for p in processes)
+
+
+def test_each_member_of_a_team_checks_only_its_own_turns(mixed: Path, checked_here: list[int]):
+    parts = [list(checker._in_place(mixed, 4, 0, 1, 0, part, 3)) for part in range(3)]
+    assert [len(part) for part in parts] == [4, 3, 3]  # 10 chunks: 0, 3, 6, 9 to the first
+    assert sorted(checked_here) == list(range(1, 41))  # every line once, by one of them
+    in_turn = [parts[i % 3][i // 3] for i in range(10)]
+    assert [line for chunk in in_turn for line in chunk] == expected(mixed)
+
+
+def test_a_member_of_a_team_that_dies_costs_no_line(
+    mixed: Path, processes: list, checked_here: list[int], monkeypatch: pytest.MonkeyPatch
+):
+    start = checker._start
+    members = iter([start, lambda *a: CutShort(start(*a))])  # the second dies
+    monkeypatch.setattr(checker, "_start", lambda *a: next(members)(*a))
+    got = list(checked_chunks(mixed, 5, processes=2))
+    assert [line for chunk in got for line in chunk] == expected(mixed)
+    # chunks of 5 lines in turn: the second process sent lines 6-10 and died in its next
+    # turn (16-20), after the first had sent 11-15; checked here from line 16
+    assert checked_here == list(range(16, 41))
+
+
+def test_a_team_short_of_processes_is_one_process(
+    mixed: Path, processes: list, checked_here: list[int], monkeypatch: pytest.MonkeyPatch
+):
+    popen, calls = checker.subprocess.Popen, []
+
+    def second_refused(*args, **kwargs):
+        calls.append(args[0][-2:])
+        if len(calls) == 2:
+            raise OSError(11, "Resource temporarily unavailable")
+        return popen(*args, **kwargs)
+
+    monkeypatch.setattr(checker.subprocess, "Popen", second_refused)
+    chunks = list(checked_chunks(mixed, 5, processes=3))
+    assert [line for chunk in chunks for line in chunk] == expected(mixed)
+    assert calls == [["0", "3"], ["1", "3"], ["0", "1"]]  # the first stopped, one alone
+    assert checked_here == []
+
+
+def test_a_preflight_asks_for_a_process_a_core(
+    tmp_path: Path, processes: list, monkeypatch: pytest.MonkeyPatch
+):
+    from tui_app.bulk import preflight
+
+    lines: list = agents("PRE", 30)
+    lines[16] = "{not json"
+    monkeypatch.setattr(preflight, "available_cores", lambda: 3)
+    found = preflight.preflight(write_ndjson(tmp_path / "few.ndjson", lines))
+    assert (found.records, found.invalid, found.problems[0].line) == (30, 1, 17)
+    assert len(processes) == 3
+
+
+def test_a_checking_process_lowers_its_priority(mixed: Path, monkeypatch: pytest.MonkeyPatch):
+    lowered: list[int] = []
+    monkeypatch.setattr(checker, "yield_cpu", lowered.append)
+    out = io.BytesIO()
+    monkeypatch.setattr(checker.sys, "stdout", SimpleNamespace(buffer=out))
+    checker._serve([str(mixed), "50", "0", "1", "0", "0", "1"])
+    assert lowered == [checker.CHECKER_NICENESS] and checker.CHECKER_NICENESS > 0
+    assert len(checker._receive(io.BytesIO(out.getvalue()))) == 40

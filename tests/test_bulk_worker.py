@@ -18,9 +18,9 @@ import pytest
 from bulk_support import agent, agents, envelope, received, write_ndjson, write_served_config
 from sandbox_server import serve
 
+from tui_app.bulk.background import WORKER_NICENESS
 from tui_app.bulk.journal import STOPPED, Journal, journal_path
 from tui_app.bulk.pipeline import DELAYS_VARIABLE
-from tui_app.bulk.worker import NICENESS
 from tui_app.cli import main
 from tui_app.config import data_dir
 
@@ -112,7 +112,7 @@ def test_a_killed_worker_is_seen_as_such_and_resume_loses_nothing(served, tmp_pa
         pid = journal.job(job_id).worker_pid
         # Background work: the worker leaves the CPU to the terminal first.
         ours = os.getpriority(os.PRIO_PROCESS, 0)
-        assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + NICENESS, 19)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + WORKER_NICENESS, 19)
         os.kill(pid, signal.SIGKILL)
         wait_for(lambda: not journal.is_running(job_id))
         left = journal.job(job_id).counts

@@ -8,6 +8,15 @@ process (``python -m tui_app.bulk.checker``) reads and validates the lines and s
 the results back, so the caller's interpreter only records them. A small file is checked
 in place: starting the process (importing the contract) costs more than it saves.
 
+A pre-flight, which only counts, asks for a team of processes, one a core: they take
+the chunks in turn (process ``k`` of ``n`` checks chunks ``k``, ``k + n``, ... and skips the
+lines of the others, which costs a line's split and no validation), and the caller reads
+them back in turn, so the chunks still come in file order. A run asks for one: the run's
+interpreter and the service need the other cores.
+
+Checking processes lower their priority (:mod:`~tui_app.bulk.background`): a pre-flight's
+team never takes the CPU from the TUI that asked for it.
+
 A plain subprocess and a pipe, not :mod:`multiprocessing`: inside a Textual app
 ``sys.stderr`` has no file descriptor, and multiprocessing's resource tracker cannot start.
 Each result travels as a length-prefixed pickle of a chunk of :class:`Checked`.
@@ -15,15 +24,16 @@ Each result travels as a length-prefixed pickle of a chunk of :class:`Checked`.
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import subprocess
 import sys
 from collections.abc import Generator, Iterable, Iterator
-from itertools import islice
 from pathlib import Path
 from typing import IO
 
+from tui_app.bulk.background import CHECKER_NICENESS, yield_cpu
 from tui_app.bulk.source import Checked, check
 from tui_app.wire.ndjson import RawLine, read_raw
 
@@ -39,27 +49,45 @@ def check_lines(lines: Iterable[RawLine]) -> list[Checked]:
 
 
 def checked_chunks(
-    path: Path, size: int, *, start_offset: int = 0, start_line: int = 1, after: int = 0
+    path: Path,
+    size: int,
+    *,
+    start_offset: int = 0,
+    start_line: int = 1,
+    after: int = 0,
+    processes: int = 1,
 ) -> Generator[list[Checked], None, None]:
     """The file's lines after line ``after``, reading from ``start_offset`` (the start of
-    line ``start_line``), checked ``size`` at a time, in file order. Should the checking
-    process die, the rest is checked in place from the last line it sent: nothing is lost.
-    Closing the iterator early stops the process."""
-    process = _start(path, size, start_offset, start_line, after)
-    if process is not None:
+    line ``start_line``), checked ``size`` at a time, in file order, by up to ``processes``
+    checking processes. Should one die, the rest is checked in place from the last line
+    received: nothing is lost. Closing the iterator early stops the processes."""
+    team = _start_team(path, size, start_offset, start_line, after, processes)
+    if team:
+        finished = False
         try:
-            while (chunk := _receive(process.stdout)) is not None:
+            for process in itertools.cycle(team):
+                chunk = _receive(process.stdout)
+                if chunk is None:
+                    # The chunk of this turn does not exist: the file is over, unless the
+                    # process died before sending it.
+                    finished = process.wait() == 0
+                    break
                 yield chunk
                 start_offset, start_line = chunk[-1].offset, chunk[-1].number
                 after = chunk[-1].number
         finally:
-            process.kill()  # nothing to kill once it has finished
-            finished = process.wait() == 0
-            assert process.stdout is not None
-            process.stdout.close()
+            _stop(team)
         if finished:
             return
     yield from _in_place(path, size, start_offset, start_line, after)
+
+
+def available_cores() -> int:
+    """The cores this process may run on (a pre-flight's team size)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on this system
+        return os.cpu_count() or 1
 
 
 def _worth_a_process(path: Path, start_offset: int) -> bool:
@@ -67,27 +95,62 @@ def _worth_a_process(path: Path, start_offset: int) -> bool:
         left = path.stat().st_size - start_offset
     except OSError:
         return False  # reading it in place says why
-    return left >= IN_PROCESS_BELOW and (os.cpu_count() or 1) > 1
+    return left >= IN_PROCESS_BELOW and available_cores() > 1
 
 
 def _in_place(
-    path: Path, size: int, start_offset: int, start_line: int, after: int
+    path: Path,
+    size: int,
+    start_offset: int,
+    start_line: int,
+    after: int,
+    part: int = 0,
+    parts: int = 1,
 ) -> Iterator[list[Checked]]:
+    """The chunks ``part``, ``part + parts``, ... of the lines after ``after``, checked."""
     lines = read_raw(path, start_offset=start_offset, start_line=start_line)
     lines = (line for line in lines if line.number > after)
-    while chunk := check_lines(islice(lines, size)):
-        yield chunk
+    for index in itertools.count():
+        chunk = list(itertools.islice(lines, size))
+        if not chunk:
+            return
+        if index % parts == part:
+            yield check_lines(chunk)
+
+
+def _start_team(
+    path: Path, size: int, start_offset: int, start_line: int, after: int, processes: int
+) -> list[subprocess.Popen[bytes]]:
+    """Checking processes for the rest of the file (none if it is too small to be worth
+    one), each taking its turn of the chunks."""
+    if processes < 1 or not _worth_a_process(path, start_offset):
+        return []
+    team: list[subprocess.Popen[bytes]] = []
+    for part in range(processes):
+        process = _start(path, size, start_offset, start_line, after, part, processes)
+        if process is None:
+            break
+        team.append(process)
+    if len(team) < processes:  # fewer than asked: their turns would not add up
+        _stop(team)
+        team = [p for p in [_start(path, size, start_offset, start_line, after, 0, 1)] if p]
+    return team
+
+
+def _stop(team: list[subprocess.Popen[bytes]]) -> None:
+    for process in team:
+        process.kill()  # nothing to kill once it has finished
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def _start(
-    path: Path, size: int, start_offset: int, start_line: int, after: int
+    path: Path, size: int, start_offset: int, start_line: int, after: int, part: int, parts: int
 ) -> subprocess.Popen[bytes] | None:
-    """A checking process for the rest of the file, if it is large enough to be worth one
-    and one can be started."""
-    if not _worth_a_process(path, start_offset):
-        return None
+    """A checking process for its part of the rest of the file, if one can be started."""
     command = [sys.executable, "-m", "tui_app.bulk.checker", str(path), str(size),
-               str(start_offset), str(start_line), str(after)]  # fmt: skip
+               str(start_offset), str(start_line), str(after), str(part), str(parts)]  # fmt: skip
     try:
         return subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -112,11 +175,12 @@ def _receive(stream: IO[bytes] | None) -> list[Checked] | None:
 
 
 def _serve(args: list[str]) -> None:
-    """The checking process: each chunk of results to stdout as soon as it is checked."""
-    path, size, start_offset, start_line, after = Path(args[0]), *map(int, args[1:])
+    """The checking process: each chunk of its part to stdout as soon as it is checked."""
+    path, (size, start_offset, start_line, after, part, parts) = Path(args[0]), map(int, args[1:])
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write into the stream of results
-    for chunk in _in_place(path, size, start_offset, start_line, after):
+    yield_cpu(CHECKER_NICENESS)
+    for chunk in _in_place(path, size, start_offset, start_line, after, part, parts):
         data = pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)
         out.write(len(data).to_bytes(_HEADER, "little") + data)
         out.flush()

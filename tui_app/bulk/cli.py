@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from tui_app.bulk.background import WORKER_NICENESS, yield_cpu
 from tui_app.bulk.journal import (
     DONE,
     TO_FIX,
@@ -37,7 +38,7 @@ from tui_app.bulk.journal import (
 from tui_app.bulk.pipeline import create_job
 from tui_app.bulk.report import ReportExists, refuse_existing, write_report
 from tui_app.bulk.source import SourceError
-from tui_app.bulk.worker import WorkerFailed, look, spawn, work, yield_cpu
+from tui_app.bulk.worker import WorkerFailed, look, spawn, work
 from tui_app.config import ConfigError, Environment, config_path, load_config
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH
 
@@ -155,7 +156,7 @@ def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Names
 
 def _work(journal: Journal, args: argparse.Namespace) -> int:
     """The detached worker's body (``bulk work JOB``, not for people): run, report, exit."""
-    yield_cpu()
+    yield_cpu(WORKER_NICENESS)
     job, env = _job_and_env(journal, args)
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} worker for job {job.id} starts", flush=True)
     args.force = True  # the submitting command checked the paths

@@ -2,10 +2,10 @@
 first problems with their line numbers.
 
 It checks the file as :func:`~tui_app.bulk.pipeline.create_job` does and validates each
-line as a run does (:func:`~tui_app.bulk.source.check`, in a process of its own for a large
-file: see :mod:`~tui_app.bulk.checker`), so its counts are the ones the job will have,
-including a clientRefId that repeats an earlier line's. Nothing is recorded and
-nothing is sent; memory stays small whatever the file's size (one number per valid line's
+line as a run does (:func:`~tui_app.bulk.source.check`; a large file in checking
+processes, one a core: see :mod:`~tui_app.bulk.checker`), so its counts are the ones the
+job will have, including a clientRefId that repeats an earlier line's. Nothing is recorded
+and nothing is sent; memory stays small whatever the file's size (one number per valid line's
 clientRefId, to notice repeats, and the first few problems)::
 
     summary = preflight(path, on_progress=show, cancelled=event)   # in a worker thread
@@ -19,7 +19,7 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tui_app.bulk.checker import checked_chunks
+from tui_app.bulk.checker import available_cores, checked_chunks
 from tui_app.bulk.source import inspect_file
 
 FIRST_PROBLEMS = 5
@@ -84,7 +84,7 @@ def preflight(
     def summary(done: bool = False) -> Preflight:
         return Preflight(path, size, records, invalid, tuple(problems), read, done)
 
-    chunks = checked_chunks(path, PROGRESS_EVERY)
+    chunks = checked_chunks(path, PROGRESS_EVERY, processes=available_cores())
     with closing(chunks):
         for chunk in chunks:
             if cancelled is not None and cancelled.is_set():

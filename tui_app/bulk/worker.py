@@ -9,7 +9,7 @@ progress from the journal, and ask for a stop through it (:meth:`Journal.request
 which the worker notices within half a second. A worker killed outright (``kill -9``, a
 reboot) leaves its job neither DONE nor STOPPED with nobody holding its lock: that is
 "stopped unexpectedly", and a resume carries on losing nothing. A worker lowers its own
-priority first (:data:`NICENESS`), so it never makes the terminal beside it stutter.
+priority first (:mod:`~tui_app.bulk.background`), so it never makes the terminal beside it stutter.
 
 A job on the embedded sandbox works the same way: the worker opens its own embedded
 sandbox over the same database file (SQLite in WAL mode), so the records land in the
@@ -19,7 +19,6 @@ store the TUI reads.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import sys
@@ -34,10 +33,6 @@ from tui_app.bulk.source import verify_unchanged
 from tui_app.config import Environment, data_dir
 from tui_app.private_files import open_private, private_folder
 
-NICENESS = 10
-"""How much a worker lowers its scheduling priority: a job is background work, and on a
-small machine an interactive terminal (the TUI beside it, a shell) should get the CPU
-first. When nothing else wants the CPU the job runs as fast as before."""
 START_TIMEOUT = 15.0
 """Seconds a new worker may take to take its job's lock (imports, config) before the
 one who started it says it did not start."""
@@ -92,12 +87,6 @@ def spawn(
             return log
         time.sleep(0.05)
     return log  # slow to start, but alive: it shows as running soon
-
-
-def yield_cpu() -> None:
-    """Lower this process's priority by :data:`NICENESS` (the worker does it first)."""
-    with suppress(OSError, AttributeError):  # not permitted, or not on this system
-        os.nice(NICENESS)
 
 
 def _last_line(log: Path) -> str:
