@@ -76,7 +76,7 @@ class CutShort:
 
     def __init__(self, process: subprocess.Popen) -> None:
         out = process.communicate()[0]
-        first = 8 + int.from_bytes(out[:8], "little")
+        first = 8 + int.from_bytes(out[4:8], "little")  # after the marker and the length
         self.stdout = io.BytesIO(out[: first + 20])
 
     def kill(self) -> None:
@@ -94,6 +94,42 @@ def test_a_checking_process_that_dies_costs_no_line(
     got = [line for chunk in checked_chunks(mixed, 5) for line in chunk]
     assert got == expected(mixed)
     assert checked_here == list(range(6, 41))  # here, from the first line not received
+
+
+class Garbled:
+    """A checking process that ended well, but whose stream holds its first chunk, then
+    something else: a library's text on its standard output, or bytes that look like a
+    chunk of some 10**18 bytes."""
+
+    def __init__(self, process: subprocess.Popen, garbage: bytes) -> None:
+        out = process.communicate()[0]
+        first = 8 + int.from_bytes(out[4:8], "little")
+        self.stdout = io.BytesIO(out[:first] + garbage + out[first:])
+
+    def kill(self) -> None:
+        pass
+
+    def wait(self) -> int:
+        return 0
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"- warning: something\n", b"CHK1\xff\xff\xff\x7f", b"CHK1\x03\x00\x00\x00abc",
+     b"CHK1\x05\x00\x00\x00" + b"\x80\x05K\x01."],  # a pickle, but of 1, not of a chunk
+)  # fmt: skip
+def test_a_garbled_stream_costs_no_line_and_raises_nothing(
+    mixed: Path,
+    processes: list,
+    checked_here: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    garbage: bytes,
+):
+    start = checker._start
+    monkeypatch.setattr(checker, "_start", lambda *a: Garbled(start(*a), garbage))
+    got = [line for chunk in checked_chunks(mixed, 5) for line in chunk]
+    assert got == expected(mixed)
+    assert checked_here == list(range(6, 41))  # here, after the one good chunk
 
 
 def test_leaving_early_stops_the_checking_process(mixed: Path, processes: list):

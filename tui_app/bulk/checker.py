@@ -40,8 +40,9 @@ from tui_app.wire.ndjson import RawLine, read_raw
 IN_PROCESS_BELOW = 4 << 20
 """Files (or what is left of them) smaller than this many bytes, some 5,000 agent records,
 are checked in place."""
+_MAGIC = b"CHK1"
 _HEADER = 8
-"""Bytes of a result's length before it."""
+"""Bytes before each chunk: ``_MAGIC`` and the chunk's length (4 bytes)."""
 
 
 def check_lines(lines: Iterable[RawLine]) -> list[Checked]:
@@ -66,7 +67,10 @@ def checked_chunks(
         finished = False
         try:
             for process in itertools.cycle(team):
-                chunk = _receive(process.stdout)
+                try:
+                    chunk = _receive(process.stdout)
+                except _Garbled:
+                    break  # check the rest here
                 if chunk is None:
                     # The chunk of this turn does not exist: the file is over, unless the
                     # process died before sending it.
@@ -159,19 +163,37 @@ def _start(
         return None
 
 
+class _Garbled(Exception):
+    """The stream holds something other than the chunks the process writes (a library
+    writing to its standard output, say)."""
+
+
 def _receive(stream: IO[bytes] | None) -> list[Checked] | None:
-    """The next chunk, or None at the end of the stream (a finished or a dead process:
-    a chunk cut short counts as not sent)."""
+    """The next chunk, or None at the end of the stream (a finished or a dead process).
+    Raises :class:`_Garbled` for a chunk cut short or a stream that is not chunks: what
+    comes from there on cannot be trusted."""
     assert stream is not None
     header = stream.read(_HEADER)
-    if len(header) < _HEADER:
+    if not header:
         return None
-    length = int.from_bytes(header, "little")
+    if len(header) < _HEADER or not header.startswith(_MAGIC):
+        raise _Garbled
+    length = int.from_bytes(header[len(_MAGIC) :], "little")
     data = stream.read(length)
-    if len(data) < length:
-        return None
-    chunk: list[Checked] = pickle.loads(data)
+    try:
+        if len(data) < length:
+            raise _Garbled
+        chunk = pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as exc:
+        raise _Garbled from exc
+    if not (isinstance(chunk, list) and chunk and all(type(c) is Checked for c in chunk)):
+        raise _Garbled
     return chunk
+
+
+def _frame(chunk: list[Checked]) -> bytes:
+    data = pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)
+    return _MAGIC + len(data).to_bytes(_HEADER - len(_MAGIC), "little") + data
 
 
 def _serve(args: list[str]) -> None:
@@ -181,8 +203,7 @@ def _serve(args: list[str]) -> None:
     sys.stdout = sys.stderr  # nothing else may write into the stream of results
     yield_cpu(CHECKER_NICENESS)
     for chunk in _in_place(path, size, start_offset, start_line, after, part, parts):
-        data = pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)
-        out.write(len(data).to_bytes(_HEADER, "little") + data)
+        out.write(_frame(chunk))
         out.flush()
 
 
