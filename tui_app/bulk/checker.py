@@ -19,7 +19,9 @@ team never takes the CPU from the TUI that asked for it.
 
 A plain subprocess and a pipe, not :mod:`multiprocessing`: inside a Textual app
 ``sys.stderr`` has no file descriptor, and multiprocessing's resource tracker cannot start.
-Each result travels as a length-prefixed pickle of a chunk of :class:`Checked`.
+Each result travels as a pickle of a chunk of :class:`Checked` behind a marker and its
+length; a stream that is anything else (a library writing to the process's standard
+output) counts as a process that died: the rest is checked in place.
 """
 
 from __future__ import annotations
