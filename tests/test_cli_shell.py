@@ -25,11 +25,8 @@ from tui_app.cli import main
 from tui_app.contract.export import ExportResponse
 from tui_app.contract.order import OrderResponse
 from tui_app.contract.profile import AgentRecord, ImportResult
-from tui_app.contract.search import (
-    AgencySearchResponse,
-    AgentSearchResponse,
-    FullRecordResponse,
-)
+from tui_app.contract.record import FullRecordResponse
+from tui_app.contract.search import AgencySearchResponse, AgentSearchResponse
 from tui_app.export_files import profile_xml
 from tui_app.tracking import TrackedOrder
 from tui_app.wire.xml import load_xml

@@ -12,6 +12,7 @@ CORE = [
     "tui_app",
     "tui_app.config",
     "tui_app.contract.search",
+    "tui_app.contract.record",
     "tui_app.contract.order",
     "tui_app.contract.profile",
     "tui_app.contract.bulk",
@@ -67,6 +68,19 @@ def test_package_init_imports_nothing_heavy():
 def test_the_app_module_loads_no_client_before_the_first_frame():
     loaded = _modules_after_import("tui_app.ui.app")
     assert not {"httpx", "tui_app.client.registry", "tui_app.contract.profile"} & loaded
+
+
+def test_the_search_screen_builds_no_model_of_the_full_record():
+    """The first frame is the Search screen: the record's dozen response models (some
+    15 ms to build) wait until a record is opened or the client is loaded."""
+    code = (
+        "import sys, tui_app.ui.screens.search; from pydantic import BaseModel; "
+        "print(sorted({n for m in list(sys.modules.values()) for n, v in getattr(m, '__dict__', {}).items() "
+        "if n in ('FullInfo', 'FullRecordResponse', 'StateLicense') "
+        "and isinstance(v, type) and issubclass(v, BaseModel)}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_client_does_not_load_the_sandbox_or_fastapi():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tui_app.contract.order import Order, OrderResponse
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 from tui_app.prefill import order_from_record
 from tui_app.tracking import OrderBook
 

@@ -26,7 +26,7 @@ from tui_app.contract.profile_sets import (
     record_from_dict,
     record_to_data_sets,
 )
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 
 XML = {"format": "xml"}
 

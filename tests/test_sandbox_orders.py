@@ -11,7 +11,7 @@ import pytest
 
 from tui_app.contract.jurisdictions import JURISDICTIONS
 from tui_app.contract.order import Order, OrderDetails
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 from tui_app.sandbox.db import Database
 from tui_app.sandbox.orders import (
     RECORD_ONLY_STATES,

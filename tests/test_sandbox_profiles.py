@@ -10,7 +10,7 @@ import pytest
 
 from tui_app.contract.errors import FieldError
 from tui_app.contract.profile import AgencyRecord, AgentRecord
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 from tui_app.sandbox.db import Database
 from tui_app.sandbox.profiles import (
     DEMO_PROFILES,

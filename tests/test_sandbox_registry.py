@@ -17,7 +17,8 @@ import pytest
 from pydantic import BaseModel
 
 from tui_app.contract.jurisdictions import JURISDICTIONS
-from tui_app.contract.search import AgencySearch, AgentSearch, FullInfo
+from tui_app.contract.record import FullInfo
+from tui_app.contract.search import AgencySearch, AgentSearch
 from tui_app.sandbox import registry as registry_module
 from tui_app.sandbox.db import Database
 from tui_app.sandbox.registry import SCHEMA, Registry

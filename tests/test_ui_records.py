@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.widgets import TabbedContent, Tree
 from ui_support import SIZE, settle
 
-from tui_app.contract.search import FullRecordResponse
+from tui_app.contract.record import FullRecordResponse
 from tui_app.ui.screens.record import RecordScreen, unshown_members
 
 NIPR_SHAPED = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 from tui_app.watch import findings as f
 
 TODAY = date(2026, 3, 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 
 
 def order_from_record(info: FullInfo, filing: str) -> dict[str, Any]:

@@ -42,13 +42,13 @@ from tui_app.contract.errors import FieldError, field_errors
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
 from tui_app.contract.order import Order, OrderResponse, OrderStatusQuery
 from tui_app.contract.profile import AgencyRecord, AgentRecord, ImportResult
+from tui_app.contract.record import FullRecordResponse
 from tui_app.contract.search import (
     AgencySearch,
     AgencySearchResponse,
     AgentSearch,
     AgentSearchResponse,
     FullRecordQuery,
-    FullRecordResponse,
 )
 from tui_app.wire.errors import WireError
 

@@ -44,7 +44,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from tui_app.contract.errors import ContractError, FieldError, field_errors
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, DataSet
 from tui_app.contract.profile import AgencyRecord, AgentRecord
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 
 Record = AgentRecord | AgencyRecord
 Rows = list[dict[str, Any]]

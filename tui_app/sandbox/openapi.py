@@ -19,12 +19,12 @@ from tui_app.contract.bulk import BulkAccepted, BulkStatus
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
 from tui_app.contract.order import Order, OrderResponse
 from tui_app.contract.profile import AgencyRecord, AgentRecord, ImportResult
+from tui_app.contract.record import FullRecordResponse
 from tui_app.contract.search import (
     AgencySearch,
     AgencySearchResponse,
     AgentSearch,
     AgentSearchResponse,
-    FullRecordResponse,
 )
 from tui_app.sandbox.synthetic import demo_order
 from tui_app.wire.json import MAX_VALUES

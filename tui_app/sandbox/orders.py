@@ -40,7 +40,7 @@ from tui_app.contract.order import (
     StatusChange,
     Tlq,
 )
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 from tui_app.sandbox.db import Database, from_json, to_json
 from tui_app.sandbox.profiles import Clock, utc_now
 

@@ -20,7 +20,7 @@ from tui_app.contract.errors import ContractError, FieldError
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
 from tui_app.contract.profile import AgencyRecord, AgentRecord, ImportResult
 from tui_app.contract.profile_sets import RECORD_MODELS, record_from_dict, record_to_data_sets
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 from tui_app.sandbox.db import Database, from_json, to_json
 
 SCHEMA = """

@@ -27,6 +27,7 @@ from typing import Any, Literal
 import pydantic_core
 
 from tui_app.contract.errors import FieldError
+from tui_app.contract.record import FullInfo, FullRecordResponse
 from tui_app.contract.search import (
     AdditionalInfoBlock,
     AgencySearch,
@@ -36,8 +37,6 @@ from tui_app.contract.search import (
     EntityBlock,
     FirmsSummaryBlock,
     FirmSummary,
-    FullInfo,
-    FullRecordResponse,
     IndividualsSummaryBlock,
     IndividualSummary,
     SearchKind,

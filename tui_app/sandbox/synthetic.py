@@ -21,7 +21,7 @@ from string import ascii_uppercase
 from typing import Any, TypeVar
 
 from tui_app.contract.jurisdictions import JURISDICTIONS
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 
 T = TypeVar("T")
 

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tui_app.contract.dates import parse_date
-from tui_app.contract.search import (
+from tui_app.contract.record import (
     Address,
     AddressInfoBlock,
     Affiliation,

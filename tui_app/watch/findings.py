@@ -15,7 +15,7 @@ from datetime import date
 from typing import Any
 
 from tui_app.contract.dates import parse_date
-from tui_app.contract.search import FullInfo, StateLicense
+from tui_app.contract.record import FullInfo, StateLicense
 
 EXPIRED = "expired"
 EXPIRING = "expiring"

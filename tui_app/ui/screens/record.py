@@ -20,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane, TextArea, Tree
 
 from tui_app.client.errors import ClientError
-from tui_app.contract.search import FullInfo
+from tui_app.contract.record import FullInfo
 from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree
 from tui_app.standing import license_standing
 from tui_app.ui.record_members import mask_member, unshown_members, us_date
