@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-from bulk_support import agent, agents, received, write_ndjson, write_served_config
+from bulk_support import agent, agents, envelope, received, write_ndjson, write_served_config
 from sandbox_server import serve
 
-from tui_app.bulk.cli import _Progress
+from tui_app.bulk.cli import _Progress, _summary
 from tui_app.bulk.journal import COMPLETED, DONE, INVALID, STOPPED, Journal, journal_path
 from tui_app.bulk.pipeline import create_job
 from tui_app.cli import main
@@ -67,6 +67,59 @@ def test_the_bulk_modules_import_no_ui_library_nor_the_sandbox():
     assert set(modules) <= set(loaded)
     assert [m for m in loaded if m.split(".")[0] in ("textual", "rich")] == []
     assert not {"fastapi", "uvicorn", "tui_app.sandbox.app"} & set(loaded)  # loaded when used
+
+
+# --- check: validation alone -------------------------------------------------------------
+
+
+def test_check_names_each_bad_line_and_sends_and_records_nothing(capsys, tmp_path):
+    lines: list = agents("CHECK", 6)
+    lines[1] = "{not json"
+    lines[4] = envelope(agent("CHECK-BAD", 5, empStatus="12"))
+    lines[5] = {**lines[0]}  # the first line's clientRefId again
+    path = write_ndjson(tmp_path / "in.ndjson", lines)
+    code, out, err = bulk(capsys, "check", str(path))
+    assert code == 1
+    shown = out.splitlines()
+    assert shown[0].startswith("  line 2: not valid JSON")
+    assert shown[1].startswith("  line 5: data.agent.demographic.empStatus")
+    assert shown[2] == "  line 6: clientRefId: repeats line 1"
+    assert shown[3] == f"{path}: 6 records, 3 valid, 3 invalid"
+    assert "Traceback" not in err
+    assert not journal_path().exists()  # nothing recorded, so nothing sent either
+
+
+def test_check_of_a_valid_file_exits_0(capsys, tmp_path):
+    path = write_ndjson(tmp_path / "in.ndjson", agents("CHECK", 3))
+    assert bulk(capsys, "check", str(path))[:2] == (0, f"{path}: 3 records, 3 valid, 0 invalid\n")
+
+
+def test_check_shows_the_first_20_bad_lines_then_how_many_more(capsys, tmp_path):
+    path = write_ndjson(tmp_path / "in.ndjson", ["{not json"] * 25 + agents("CHECK", 2))
+    code, out, _ = bulk(capsys, "check", str(path))
+    shown = out.splitlines()
+    assert code == 1 and len(shown) == 22
+    assert [line.split(":")[0] for line in shown[:20]] == [f"  line {n}" for n in range(1, 21)]
+    assert shown[20] == "  and 5 more invalid lines"
+    assert shown[21].endswith("27 records, 2 valid, 25 invalid")
+
+
+@pytest.mark.parametrize(("content", "words"), [(None, "no such file"), (b"", "is empty")])
+def test_check_of_a_file_that_cannot_be_imported_exits_2(capsys, tmp_path, content, words):
+    path = tmp_path / "in.ndjson"
+    if content is not None:
+        path.write_bytes(content)
+    code, out, err = bulk(capsys, "check", str(path))
+    assert (code, out) == (2, "")
+    assert err.startswith("producer-tui bulk: ") and words in err
+
+
+def test_check_needs_no_journal_even_a_damaged_one(capsys, tmp_path):
+    journal_path().parent.mkdir(parents=True, exist_ok=True)
+    journal_path().write_bytes(b"not a database" * 100)
+    path = write_ndjson(tmp_path / "in.ndjson", agents("CHECK", 2))
+    assert bulk(capsys, "check", str(path))[0] == 0
+    assert journal_path().read_bytes() == b"not a database" * 100
 
 
 # --- exit statuses -----------------------------------------------------------------------
@@ -188,7 +241,7 @@ def test_on_a_terminal_progress_is_one_redrawn_bar(served, tmp_path):
     with Journal() as journal:
         job = create_job(journal, path, "served")
         screen = Terminal()
-        progress = _Progress(screen)
+        progress = _Progress(screen, _summary)
         progress.update(job)
         progress.end(journal.job(job.id))
     drawn = screen.getvalue()

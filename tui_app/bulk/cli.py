@@ -1,5 +1,8 @@
-"""``producer-tui bulk``: submit, status, stop, resume, retry, verify and report, over the
-same journal as the TUI.
+"""``producer-tui bulk``: check, submit, status, stop, resume, retry, verify and report,
+over the same journal as the TUI.
+
+``check`` validates a file as ``submit`` would and names its bad lines, sending and
+recording nothing (the TUI's pre-flight, F3).
 
 ``submit``, ``resume`` and ``retry`` start a detached worker for the job (see
 :mod:`tui_app.bulk.worker`) and return at once with the job id; ``status JOB --follow``
@@ -9,8 +12,9 @@ end: a one-line bar on a terminal, a plain progress line every few seconds other
 first Ctrl-C stops gracefully (requests in flight are finished and recorded); a second
 one stops at once. Either way the job resumes.
 
-Exit status: 0 when every record succeeded (or, without ``--wait``, the job started), 1
-when some failed or were invalid or the run stopped early, 2 for bad usage, a file that
+Exit status: 0 when every record succeeded (or, without ``--wait``, the job started; or
+``check`` found every record valid), 1 when some failed or were invalid or the run
+stopped early, 2 for bad usage, a file that
 cannot be imported, an unknown job, an unusable journal or a config problem, 3 when the
 service cannot be reached for ``verify``, 130 when interrupted.
 """
@@ -22,8 +26,9 @@ import asyncio
 import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Generic, Protocol, TextIO, TypeVar
 
 from tui_app.bulk.background import WORKER_NICENESS, yield_cpu
 from tui_app.bulk.journal import (
@@ -36,6 +41,7 @@ from tui_app.bulk.journal import (
     UnknownJob,
 )
 from tui_app.bulk.pipeline import create_job
+from tui_app.bulk.preflight import Preflight, preflight
 from tui_app.bulk.report import ReportExists, refuse_existing, write_report
 from tui_app.bulk.source import SourceError
 from tui_app.bulk.worker import WorkerFailed, look, spawn, work
@@ -53,6 +59,8 @@ def main(args: argparse.Namespace) -> int:
     actions = {"submit": _submit, "resume": _resume, "status": _status, "report": _report,
                "stop": _stop, "retry": _retry, "verify": _verify, "work": _work}  # fmt: skip
     try:
+        if args.bulk_command == "check":  # records nothing: no journal, even a damaged one
+            return _check(args)
         with Journal() as journal:
             return actions[args.bulk_command](journal, args)
     except (_Usage, SourceError, UnknownJob, JobBusy, JournalError, WorkerFailed,
@@ -84,6 +92,31 @@ def _environment(name: str | None) -> tuple[str, Environment]:
 
 
 # --- actions -----------------------------------------------------------------------------
+
+
+def _check(args: argparse.Namespace) -> int:
+    """Validate FILE as ``submit`` would, recording and sending nothing: each bad line
+    with its reason (the first ``SHOWN_PROBLEMS``), then the counts. 0 when every record is
+    valid, 1 when some are not (or there is none)."""
+    progress = _Progress(sys.stderr, _checking)
+    try:
+        found = preflight(Path(args.file), on_progress=progress.update, first=SHOWN_PROBLEMS)
+    except KeyboardInterrupt:
+        progress.end()
+        _say("interrupted")
+        return 130
+    progress.end()
+    for problem in found.problems:
+        print(f"  line {problem.line}: {'; '.join(problem.errors)}")
+    if found.invalid > len(found.problems):
+        print(f"  and {found.invalid - len(found.problems):,} more invalid lines")
+    print(f"{found.path}: {found.records:,} records, {found.valid:,} valid, "
+          f"{found.invalid:,} invalid")  # fmt: skip
+    return 0 if found.records and not found.invalid else 1
+
+
+def _checking(found: Preflight) -> str:
+    return f"checking {found.path.name}: {found.records:,} records, {found.invalid:,} invalid"
 
 
 def _submit(journal: Journal, args: argparse.Namespace) -> int:
@@ -139,7 +172,7 @@ def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Names
     if journal.is_running(job.id):
         raise JobBusy(f"bulk job {job.id} is already running in another process")
     journal.request_stop(job.id, False)
-    progress = _Progress(sys.stderr)
+    progress = _Progress(sys.stderr, _summary)
     try:
         job = asyncio.run(work(journal, job.id, env, concurrency=args.concurrency,
                                on_progress=progress.update))  # fmt: skip
@@ -224,7 +257,7 @@ def _status(journal: Journal, args: argparse.Namespace) -> int:
 def _follow(journal: Journal, args: argparse.Namespace) -> int:
     """Print the job's progress until it ends (or is not running): for a plain SSH shell.
     Exits as ``--wait`` would: 0 all succeeded, 1 otherwise."""
-    progress = _Progress(sys.stderr)
+    progress = _Progress(sys.stderr, _summary)
     seen = look(journal, args.job)
     try:
         while seen.running:
@@ -340,28 +373,38 @@ def _summary(job: Job) -> str:
     return text
 
 
-class _Progress:
-    """A one-line bar on a terminal, else a plain line every ``PLAIN_EVERY`` seconds."""
+class _Shared(Protocol):
+    @property
+    def share(self) -> float: ...
 
-    def __init__(self, stream: TextIO) -> None:
+
+S = TypeVar("S", bound=_Shared)
+
+
+class _Progress(Generic[S]):
+    """A one-line bar on a terminal, else a plain line every ``PLAIN_EVERY`` seconds, of
+    something done by ``share`` (a job, a check), in the words of ``describe``."""
+
+    def __init__(self, stream: TextIO, describe: Callable[[S], str]) -> None:
         self.stream = stream
+        self.describe = describe
         self.tty = stream.isatty()
         self._last = 0.0
         self._width = 0
 
-    def update(self, job: Job) -> None:
+    def update(self, done: S) -> None:
         now = time.monotonic()
         if now - self._last < (0.1 if self.tty else PLAIN_EVERY):
             return
         self._last = now
-        self._show(job)
+        self._show(done)
 
-    def _show(self, job: Job) -> None:
-        text = _summary(job)
+    def _show(self, done: S) -> None:
+        text = self.describe(done)
         if not self.tty:
             print(text, file=self.stream, flush=True)
             return
-        share = job.share
+        share = done.share
         bar = "#" * round(share * 20)
         line = f"\r[{bar:<20}] {share:4.0%}  {text}"
         self.stream.write(line.ljust(self._width))
@@ -372,10 +415,10 @@ class _Progress:
         self.end()
         print(text, file=self.stream, flush=True)
 
-    def end(self, job: Job | None = None) -> None:
+    def end(self, done: S | None = None) -> None:
         """Show the final state (if given) and leave the bar's line."""
-        if job is not None:
-            self._show(job)
+        if done is not None:
+            self._show(done)
         if self.tty and self._width:
             self.stream.write("\n")
             self.stream.flush()

@@ -8,6 +8,7 @@ import argparse
 
 EXAMPLES = """\
 examples:
+  producer-tui bulk check agents.ndjson           validate only: the bad lines, nothing sent
   producer-tui bulk submit agents.ndjson          start a job; prints its id at once
   producer-tui bulk status 3f9a --follow          progress lines until it ends
   producer-tui bulk stop 3f9a                     stop it gracefully (resumable)
@@ -16,8 +17,8 @@ examples:
   producer-tui bulk verify 3f9a                   settle lines of unknown outcome
   producer-tui bulk report 3f9a --out r.csv       every line's outcome, and the lines to fix
 
-exit status: 0 every record succeeded (or the job started), 1 some did not or the job
-stopped, 2 bad usage, file, job, journal or config, 3 service unreachable (verify),
+exit status: 0 every record succeeded (or the job started, or check found every record
+valid), 1 some did not or the job stopped, 2 bad usage, file, job, journal or config, 3 service unreachable (verify),
 130 interrupted.
 """
 
@@ -30,6 +31,10 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = bulk.add_subparsers(dest="bulk_command", metavar="ACTION", required=True)
+    check = actions.add_parser(
+        "check", help="validate FILE as submit would, sending and recording nothing"
+    )
+    check.add_argument("file", help="NDJSON: bulk envelopes or bare agent/agency records")
     submit = actions.add_parser("submit", help="validate FILE and send its records")
     submit.add_argument("file", help="NDJSON: bulk envelopes or bare agent/agency records")
     submit.add_argument("--batch-size", type=positive, default=100,
