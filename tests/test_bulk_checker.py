@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 import subprocess
+import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from bulk_support import agent, agents, envelope, write_ndjson
 
 import tui_app.bulk.checker as checker
+from tui_app.bulk.background import CHECKER_NICENESS
 from tui_app.bulk.checker import checked_chunks
 from tui_app.bulk.source import check
 from tui_app.wire.ndjson import read_raw
@@ -36,7 +37,8 @@ def processes(monkeypatch: pytest.MonkeyPatch) -> list[subprocess.Popen]:
     started: list[subprocess.Popen] = []
     start = checker._start
     monkeypatch.setattr(checker, "_start", lambda *a: started.append(start(*a)) or started[-1])
-    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)
+    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 1)  # every byte worth a process
+    monkeypatch.setattr(checker, "available_cores", lambda: 2)  # whatever runs the tests
     return started
 
 
@@ -104,6 +106,7 @@ class Garbled:
     def __init__(self, process: subprocess.Popen, garbage: bytes) -> None:
         out = process.communicate()[0]
         first = 8 + int.from_bytes(out[4:8], "little")
+        garbage = out[:first] if garbage == b"again" else garbage  # lines 1-5 once more
         self.stdout = io.BytesIO(out[:first] + garbage + out[first:])
 
     def kill(self) -> None:
@@ -116,7 +119,9 @@ class Garbled:
 @pytest.mark.parametrize(
     "garbage",
     [b"- warning: something\n", b"CHK1\xff\xff\xff\x7f", b"CHK1\x03\x00\x00\x00abc",
-     b"CHK1\x05\x00\x00\x00" + b"\x80\x05K\x01."],  # a pickle, but of 1, not of a chunk
+     b"CHK1\x05\x00\x00\x00" + b"\x80\x05K\x01.",  # a pickle, but of 1, not of a chunk
+     b"CHK1\x11\x00\x00\x00" + b"cnosuchmodule\nx\n.",  # a pickle naming no module
+     b"again"],  # a good chunk, but of lines already received (a file changed under it)
 )  # fmt: skip
 def test_a_garbled_stream_costs_no_line_and_raises_nothing(
     mixed: Path,
@@ -151,7 +156,8 @@ def test_no_process_to_be_had_means_checking_in_place(
     def refuse(*args, **kwargs):
         raise OSError(11, "Resource temporarily unavailable")
 
-    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)
+    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 1)
+    monkeypatch.setattr(checker, "available_cores", lambda: 2)
     monkeypatch.setattr(checker.subprocess, "Popen", refuse)
     chunks = list(checked_chunks(mixed, 500))
     assert [line for chunk in chunks for line in chunk] == expected(mixed)
@@ -219,16 +225,52 @@ def test_a_preflight_asks_for_a_process_a_core(
     lines: list = agents("PRE", 30)
     lines[16] = "{not json"
     monkeypatch.setattr(preflight, "available_cores", lambda: 3)
+    monkeypatch.setattr(checker, "available_cores", lambda: 3)
     found = preflight.preflight(write_ndjson(tmp_path / "few.ndjson", lines))
     assert (found.records, found.invalid, found.problems[0].line) == (30, 1, 17)
     assert len(processes) == 3
 
 
-def test_a_checking_process_lowers_its_priority(mixed: Path, monkeypatch: pytest.MonkeyPatch):
-    lowered: list[int] = []
-    monkeypatch.setattr(checker, "yield_cpu", lowered.append)
-    out = io.BytesIO()
-    monkeypatch.setattr(checker.sys, "stdout", SimpleNamespace(buffer=out))
-    checker._serve([str(mixed), "50", "0", "1", "0", "0", "1"])
-    assert lowered == [checker.CHECKER_NICENESS] and checker.CHECKER_NICENESS > 0
-    assert len(checker._receive(io.BytesIO(out.getvalue()))) == 40
+def test_a_checking_process_lowers_its_priority_before_importing_the_contract(mixed: Path):
+    code = (
+        "import sys; import tui_app.bulk.checker_process as entry\n"
+        "def lowered(by): print(by, 'tui_app.bulk.source' in sys.modules, file=sys.stderr)\n"
+        "entry.yield_cpu = lowered\n"
+        f"sys.argv[1:] = [{str(mixed)!r}, '50', '0', '1', '0', '0', '1']\n"
+        "entry.main()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    assert done.stderr.decode().split() == [str(CHECKER_NICENESS), "False"]
+    assert CHECKER_NICENESS > 0
+    assert len(checker._receive(io.BytesIO(done.stdout), 0)) == 40
+
+
+class Recording(io.BytesIO):
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.asked: list[int] = []
+
+    def read(self, size: int | None = -1) -> bytes:
+        self.asked.append(-1 if size is None else size)
+        return super().read(size)
+
+
+def test_a_garbage_length_is_refused_before_anything_is_read():
+    stream = Recording(b"CHK1\xff\xff\xff\xff" + b"x" * 100)
+    with pytest.raises(checker._Garbled):
+        checker._receive(stream, 0)
+    assert stream.asked == [8]  # the header only, not 4 GiB
+
+
+def test_a_team_is_no_larger_than_the_file_is_worth(mixed: Path, processes: list, monkeypatch):
+    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", mixed.stat().st_size * 2 // 5)  # 2.5 of it
+    chunks = list(checked_chunks(mixed, 5, processes=8))
+    assert [line for chunk in chunks for line in chunk] == expected(mixed)
+    assert len(processes) == 2
+
+
+def test_leaving_a_team_early_stops_every_process(mixed: Path, processes: list):
+    chunks = checked_chunks(mixed, 2, processes=2)
+    next(chunks)
+    chunks.close()
+    assert len(processes) == 2 and all(p.returncode is not None for p in processes)

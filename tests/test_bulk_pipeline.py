@@ -113,7 +113,7 @@ async def test_a_large_file_is_validated_off_the_interpreter_that_sends_it(
     import tui_app.bulk.checker as checker
 
     checked_here = validations_here(monkeypatch)
-    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)
+    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 1)
     server, db = sandbox
     lines = [*agents("FAR", 1200), "{broken"]
     path = write_ndjson(tmp_path / "far.ndjson", lines)

@@ -39,7 +39,7 @@ def checking(request, monkeypatch) -> list[bytes]:
     """Where lines are validated; the lines validated in this process (a checking
     process has a BulkItem of its own)."""
     if request.param == "in a checking process":
-        monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)
+        monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 1)
     return validations_here(monkeypatch)
 
 
@@ -47,7 +47,7 @@ def test_preflight_counts_as_the_job_will_and_names_the_first_problems(tmp_path,
     path = mixed_file(tmp_path)
     found = preflight(path)
     # A large file (here: any) is validated off the caller's interpreter: the TUI's.
-    assert bool(checking) == (checker.IN_PROCESS_BELOW > 0)
+    assert bool(checking) == (checker.IN_PROCESS_BELOW > 1)
     assert found.done and found.share == 1.0 and found.read == path.stat().st_size
     assert (found.records, found.valid, found.invalid) == (5, 2, 3)
     assert [p.line for p in found.problems] == [2, 4, 6]

@@ -152,7 +152,7 @@ async def test_a_large_files_pre_flight_validates_off_the_apps_interpreter(
     # from inside the app too (multiprocessing could not: sys.stderr has no descriptor).
     import tui_app.bulk.checker as checker
 
-    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 0)  # any file is large
+    monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 1)  # any file is large
     validated_here = validations_here(monkeypatch)
     path = mixed_file(tmp_path)
     app = ui_app()

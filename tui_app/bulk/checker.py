@@ -4,7 +4,7 @@ A run's scan validates every line with the contract's models (about 45 us a line
 pydantic-core). On a thread it shares the interpreter lock with the event loop that posts,
 polls and settles, or with the TUI that draws: a pre-flight of 100,000 lines held the
 TUI's interpreter for 11 s, and keys waited up to a second. For a large file a checking
-process (``python -m tui_app.bulk.checker``) reads and validates the lines and streams
+process (``python -m tui_app.bulk.checker_process``) reads and validates the lines and streams
 the results back, so the caller's interpreter only records them. A small file is checked
 in place: starting the process (importing the contract) costs more than it saves.
 
@@ -35,13 +35,17 @@ from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from tui_app.bulk.background import CHECKER_NICENESS, yield_cpu
 from tui_app.bulk.source import Checked, check
 from tui_app.wire.ndjson import RawLine, read_raw
 
 IN_PROCESS_BELOW = 4 << 20
 """Files (or what is left of them) smaller than this many bytes, some 5,000 agent records,
-are checked in place."""
+are checked in place; a team has a process per this many bytes at most."""
+MAX_TEAM = 8
+"""Checking processes at most, whatever the cores (each holds some 30 MiB)."""
+MAX_CHUNK_BYTES = 64 << 20
+"""A chunk's pickle is far smaller (some 100 bytes a line); a length beyond this is
+garbage, refused before anything is read."""
 _MAGIC = b"CHK1"
 _HEADER = 8
 """Bytes before each chunk: ``_MAGIC`` and the chunk's length (4 bytes)."""
@@ -70,7 +74,7 @@ def checked_chunks(
         try:
             for process in itertools.cycle(team):
                 try:
-                    chunk = _receive(process.stdout)
+                    chunk = _receive(process.stdout, after)
                 except _Garbled:
                     break  # check the rest here
                 if chunk is None:
@@ -96,12 +100,14 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _worth_a_process(path: Path, start_offset: int) -> bool:
+def _worth(path: Path, start_offset: int) -> int:
+    """How many checking processes the rest of the file is worth: one per
+    ``IN_PROCESS_BELOW`` bytes, none on a single core."""
     try:
         left = path.stat().st_size - start_offset
     except OSError:
-        return False  # reading it in place says why
-    return left >= IN_PROCESS_BELOW and available_cores() > 1
+        return 0  # reading it in place says why
+    return left // IN_PROCESS_BELOW if available_cores() > 1 else 0
 
 
 def _in_place(
@@ -129,17 +135,20 @@ def _start_team(
 ) -> list[subprocess.Popen[bytes]]:
     """Checking processes for the rest of the file (none if it is too small to be worth
     one), each taking its turn of the chunks."""
-    if processes < 1 or not _worth_a_process(path, start_offset):
-        return []
+    processes = min(processes, MAX_TEAM, _worth(path, start_offset))
     team: list[subprocess.Popen[bytes]] = []
-    for part in range(processes):
-        process = _start(path, size, start_offset, start_line, after, part, processes)
-        if process is None:
-            break
-        team.append(process)
-    if len(team) < processes:  # fewer than asked: their turns would not add up
+    try:
+        for part in range(processes):
+            process = _start(path, size, start_offset, start_line, after, part, processes)
+            if process is None:
+                break
+            team.append(process)
+        if len(team) < processes:  # fewer than asked: their turns would not add up
+            _stop(team)
+            team = [p for p in [_start(path, size, start_offset, start_line, after, 0, 1)] if p]
+    except BaseException:  # Ctrl-C while starting them: none is left behind
         _stop(team)
-        team = [p for p in [_start(path, size, start_offset, start_line, after, 0, 1)] if p]
+        raise
     return team
 
 
@@ -155,7 +164,7 @@ def _start(
     path: Path, size: int, start_offset: int, start_line: int, after: int, part: int, parts: int
 ) -> subprocess.Popen[bytes] | None:
     """A checking process for its part of the rest of the file, if one can be started."""
-    command = [sys.executable, "-m", "tui_app.bulk.checker", str(path), str(size),
+    command = [sys.executable, "-m", "tui_app.bulk.checker_process", str(path), str(size),
                str(start_offset), str(start_line), str(after), str(part), str(parts)]  # fmt: skip
     try:
         return subprocess.Popen(
@@ -170,10 +179,11 @@ class _Garbled(Exception):
     writing to its standard output, say)."""
 
 
-def _receive(stream: IO[bytes] | None) -> list[Checked] | None:
+def _receive(stream: IO[bytes] | None, after: int) -> list[Checked] | None:
     """The next chunk, or None at the end of the stream (a finished or a dead process).
-    Raises :class:`_Garbled` for a chunk cut short or a stream that is not chunks: what
-    comes from there on cannot be trusted."""
+    Raises :class:`_Garbled` for a chunk cut short, a stream that is not chunks, or
+    lines that do not follow line ``after`` (a file changed under the team): what comes
+    from there on cannot be trusted."""
     assert stream is not None
     header = stream.read(_HEADER)
     if not header:
@@ -181,14 +191,19 @@ def _receive(stream: IO[bytes] | None) -> list[Checked] | None:
     if len(header) < _HEADER or not header.startswith(_MAGIC):
         raise _Garbled
     length = int.from_bytes(header[len(_MAGIC) :], "little")
+    if length > MAX_CHUNK_BYTES:
+        raise _Garbled
     data = stream.read(length)
+    if len(data) < length:
+        raise _Garbled
     try:
-        if len(data) < length:
-            raise _Garbled
         chunk = pickle.loads(data)
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as exc:
+    except Exception as exc:  # whatever garbage makes of the unpickler
         raise _Garbled from exc
     if not (isinstance(chunk, list) and chunk and all(type(c) is Checked for c in chunk)):
+        raise _Garbled
+    numbers = [c.number for c in chunk]
+    if numbers[0] <= after or numbers != sorted(set(numbers)):
         raise _Garbled
     return chunk
 
@@ -198,16 +213,11 @@ def _frame(chunk: list[Checked]) -> bytes:
     return _MAGIC + len(data).to_bytes(_HEADER - len(_MAGIC), "little") + data
 
 
-def _serve(args: list[str]) -> None:
+def serve(args: list[str]) -> None:
     """The checking process: each chunk of its part to stdout as soon as it is checked."""
     path, (size, start_offset, start_line, after, part, parts) = Path(args[0]), map(int, args[1:])
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write into the stream of results
-    yield_cpu(CHECKER_NICENESS)
     for chunk in _in_place(path, size, start_offset, start_line, after, part, parts):
         out.write(_frame(chunk))
         out.flush()
-
-
-if __name__ == "__main__":
-    _serve(sys.argv[1:])

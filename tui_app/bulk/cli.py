@@ -12,11 +12,11 @@ end: a one-line bar on a terminal, a plain progress line every few seconds other
 first Ctrl-C stops gracefully (requests in flight are finished and recorded); a second
 one stops at once. Either way the job resumes.
 
-Exit status: 0 when every record succeeded (or, without ``--wait``, the job started; or
+Exit status: 0 when every record succeeded (or, without ``--wait``, the job started, or
 ``check`` found every record valid), 1 when some failed or were invalid or the run
-stopped early, 2 for bad usage, a file that
-cannot be imported, an unknown job, an unusable journal or a config problem, 3 when the
-service cannot be reached for ``verify``, 130 when interrupted.
+stopped early, 2 for bad usage, a file that cannot be imported, an unknown job, an
+unusable journal or a config problem, 3 when the service cannot be reached for
+``verify``, 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def _check(args: argparse.Namespace) -> int:
         progress.end()
         _say("interrupted")
         return 130
-    progress.end()
+    progress.end(found)
     for problem in found.problems:
         print(f"  line {problem.line}: {'; '.join(problem.errors)}")
     if found.invalid > len(found.problems):

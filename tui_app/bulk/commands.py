@@ -17,9 +17,9 @@ examples:
   producer-tui bulk verify 3f9a                   settle lines of unknown outcome
   producer-tui bulk report 3f9a --out r.csv       every line's outcome, and the lines to fix
 
-exit status: 0 every record succeeded (or the job started, or check found every record
-valid), 1 some did not or the job stopped, 2 bad usage, file, job, journal or config, 3 service unreachable (verify),
-130 interrupted.
+exit status: 0 every record succeeded (or the job started, or check found them all
+valid), 1 some did not or the job stopped, 2 bad usage, file, job, journal or config,
+3 service unreachable (verify), 130 interrupted.
 """
 
 
