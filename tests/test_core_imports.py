@@ -31,6 +31,7 @@ CORE = [
     "tui_app.pii",
     "tui_app.export_files",
     "tui_app.bulk.preflight",
+    "tui_app.bulk.checker_process",
     "tui_app.bulk.worker",
     "tui_app.bulk.control",
     "tui_app.bulk.verify",
