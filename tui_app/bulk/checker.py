@@ -145,7 +145,8 @@ def _start_team(
             team.append(process)
         if len(team) < processes:  # fewer than asked: their turns would not add up
             _stop(team)
-            team = [p for p in [_start(path, size, start_offset, start_line, after, 0, 1)] if p]
+            alone = _start(path, size, start_offset, start_line, after, 0, 1)
+            team = [alone] if alone is not None else []
     except BaseException:  # Ctrl-C while starting them: none is left behind
         _stop(team)
         raise
