@@ -151,8 +151,15 @@ async def test_a_large_files_pre_flight_validates_off_the_apps_interpreter(
     # a second (issue 12). A large file now goes to a checking process, which must start
     # from inside the app too (multiprocessing could not: sys.stderr has no descriptor).
     import tui_app.bulk.checker as checker
+    import tui_app.ui.screens.bulk as bulk_screen
 
     monkeypatch.setattr(checker, "IN_PROCESS_BELOW", 1)  # any file is large
+    # On 3 cores the TUI asks for 2 checking processes: a core is left to draw on.
+    monkeypatch.setattr(checker, "available_cores", lambda: 3)
+    monkeypatch.setattr(bulk_screen, "available_cores", lambda: 3)
+    started: list[tuple[int, int]] = []
+    start = checker._start
+    monkeypatch.setattr(checker, "_start", lambda *a: started.append(a[-2:]) or start(*a))
     validated_here = validations_here(monkeypatch)
     path = mixed_file(tmp_path)
     app = ui_app()
@@ -164,6 +171,7 @@ async def test_a_large_files_pre_flight_validates_off_the_apps_interpreter(
         summary = text_of(screen, "#bulk-preflight")
         assert "mixed.ndjson  checked: 6 records, 4 valid, 2 invalid" in summary
         assert validated_here == []
+        assert started == [(0, 2), (1, 2)]
 
 
 async def test_a_file_is_checked_submitted_and_followed_to_the_end(ui_app, tmp_path):

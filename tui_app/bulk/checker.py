@@ -8,11 +8,13 @@ process (``python -m tui_app.bulk.checker_process``) reads and validates the lin
 the results back, so the caller's interpreter only records them. A small file is checked
 in place: starting the process (importing the contract) costs more than it saves.
 
-A pre-flight, which only counts, asks for a team of processes, one a core: they take
-the chunks in turn (process ``k`` of ``n`` checks chunks ``k``, ``k + n``, ... and skips the
-lines of the others, which costs a line's split and no validation), and the caller reads
-them back in turn, so the chunks still come in file order. A run asks for one: the run's
-interpreter and the service need the other cores.
+A pre-flight, which only counts, may ask for a team of processes: they take the chunks in
+turn (process ``k`` of ``n`` checks chunks ``k``, ``k + n``, ... and skips the lines of the
+others, which costs a line's split and no validation), and the caller reads them back in
+turn, so the chunks still come in file order. ``bulk check`` asks for one a core; the TUI
+for one fewer, leaving a core to the terminal it draws on (on 2 cores a team of two made
+keys wait longer for a pre-flight no faster); a run asks for one: the run's interpreter
+and the service need the other cores.
 
 Checking processes lower their priority (:mod:`~tui_app.bulk.background`): a pre-flight's
 team never takes the CPU from the TUI that asked for it.

@@ -3,7 +3,7 @@ first problems with their line numbers.
 
 It checks the file as :func:`~tui_app.bulk.pipeline.create_job` does and validates each
 line as a run does (:func:`~tui_app.bulk.source.check`; a large file in checking
-processes, one a core: see :mod:`~tui_app.bulk.checker`), so its counts are the ones the
+processes: see :mod:`~tui_app.bulk.checker`), so its counts are the ones the
 job will have, including a clientRefId that repeats an earlier line's. Nothing is recorded
 and nothing is sent; memory stays small whatever the file's size (one number per valid line's
 clientRefId, to notice repeats, and the first few problems)::
@@ -69,12 +69,14 @@ def preflight(
     on_progress: Callable[[Preflight], None] | None = None,
     cancelled: threading.Event | None = None,
     first: int = FIRST_PROBLEMS,
+    processes: int | None = None,
 ) -> Preflight:
     """Validate every line of ``path`` without recording or sending anything. Raises
     :class:`~tui_app.bulk.source.SourceError` for a file that cannot be imported at all.
     ``on_progress`` gets the summary so far every :data:`PROGRESS_EVERY` lines (in the
     calling thread); setting ``cancelled`` stops before the next of those, returning what
-    was found (not ``done``)."""
+    was found (not ``done``). A large file is checked by ``processes`` checking processes
+    (default: one a core)."""
     path = path.expanduser().resolve()
     size = inspect_file(path).size
     records = invalid = read = 0
@@ -84,7 +86,8 @@ def preflight(
     def summary(done: bool = False) -> Preflight:
         return Preflight(path, size, records, invalid, tuple(problems), read, done)
 
-    chunks = checked_chunks(path, PROGRESS_EVERY, processes=available_cores())
+    team = available_cores() if processes is None else processes
+    chunks = checked_chunks(path, PROGRESS_EVERY, processes=team)
     with closing(chunks):
         for chunk in chunks:
             if cancelled is not None and cancelled.is_set():

@@ -26,6 +26,7 @@ from textual.containers import Horizontal
 from textual.notifications import SeverityLevel
 from textual.widgets import Button, DataTable, Label, ProgressBar, Static
 
+from tui_app.bulk.checker import available_cores
 from tui_app.bulk.control import JobControl
 from tui_app.bulk.journal import DONE, STOPPED, JobBusy, JournalError
 from tui_app.bulk.preflight import Preflight, preflight
@@ -172,7 +173,11 @@ class BulkScreen(AreaScreen):
 
         try:
             found = await asyncio.to_thread(
-                preflight, path, on_progress=progress, cancelled=cancelled
+                preflight,
+                path,
+                on_progress=progress,
+                cancelled=cancelled,
+                processes=max(1, available_cores() - 1),  # a core left to draw on
             )
         except asyncio.CancelledError:
             cancelled.set()  # the thread stops at its next line
