@@ -106,10 +106,7 @@ class PagedTable(Vertical):
         self._loaded = asyncio.Event()
 
     def compose(self) -> ComposeResult:
-        table = _PageTable(cursor_type="row", zebra_stripes=True)
-        for key, label in self.columns:
-            table.add_column(label, key=key)
-        yield table
+        yield self._with_columns(_PageTable(cursor_type="row", zebra_stripes=True))
         yield Static("", classes="paged-info")
 
     @property
@@ -186,10 +183,17 @@ class PagedTable(Vertical):
         self._loaded.set()
         self.post_message(self.PageShown(self))
 
+    def _with_columns(self, table: DataTable) -> DataTable:
+        for key, label in self.columns:
+            table.add_column(label, key=key)
+        return table
+
     def _fill(self, rows: list[Row], reset_cursor: bool) -> None:
         table = self.table
         row_before = table.cursor_row
-        table.clear()
+        # Columns only ever widen to fit the rows they hold: cleared with the rows, so a
+        # page is laid out by its own cells, not by the widest page seen before it.
+        self._with_columns(table.clear(columns=True))
         self.keys = [key for key, _ in rows]
         for key, cells in rows:
             table.add_row(*cells, key=str(key))

@@ -1,0 +1,57 @@
+"""The paged table on its own: a page is laid out by its own rows, whatever came before."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
+
+COLUMNS = [("name", "Name"), ("what", "What")]
+
+
+def rows(texts: list[str]) -> Source:
+    def fetch(after: int, limit: int) -> list[Row]:
+        return [(i, (text, "x")) for i, text in enumerate(texts, 1) if i > after][:limit]
+
+    return Source(fetch, lambda: len(texts))
+
+
+class OneTable(App[None]):
+    def compose(self) -> ComposeResult:
+        yield PagedTable(COLUMNS, page_size=2)
+
+
+def widths(paged: PagedTable) -> list[int]:
+    return [column.get_render_width(paged.table) for column in paged.table.columns.values()]
+
+
+async def shown(texts: list[str], *after: list[str]) -> list[int]:
+    """The column widths once ``after`` (each a source, shown in turn) ends on ``texts``."""
+    async with OneTable().run_test() as pilot:
+        paged = pilot.app.query_one(PagedTable)
+        for source in [*after, texts]:
+            paged.show(rows(source))
+            await paged.wait_loaded()
+            await pilot.pause()
+        return widths(paged)
+
+
+async def test_a_new_source_is_measured_afresh():
+    """Seen in the Watch area's snapshot: findings shown after a longer set kept the longer
+    set's widths, pushing the last column off the screen. Widths were only ever grown."""
+    alone = await shown(["Ann", "Bo"])
+    assert await shown(["Ann", "Bo"], ["A name much longer than any other name"]) == alone
+
+
+async def test_a_page_is_measured_by_its_own_rows():
+    async with OneTable().run_test() as pilot:
+        paged = pilot.app.query_one(PagedTable)
+        paged.show(rows(["A name much longer than any other", "Bo", "Cy", "Di"]))
+        await paged.wait_loaded()
+        first = widths(paged)
+        assert paged.next_page()
+        await paged.wait_loaded()
+        await pilot.pause()
+        assert paged.keys == [3, 4]
+        assert widths(paged)[0] < first[0]
+        assert widths(paged) == await shown(["Cy", "Di"])
