@@ -233,7 +233,10 @@ def read_order_draft(path: Path) -> dict[str, Any]:
 
         values = load_xml_data(path.read_bytes(), Order, "Order")
     else:
-        values = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            values = json.loads(path.read_text(encoding="utf-8"))
+        except RecursionError:
+            raise ValueError("it is nested too deeply to be a draft") from None
     if not isinstance(values, dict):
         raise ValueError("a draft is an object with tlq and data")
     return values

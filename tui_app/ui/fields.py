@@ -193,9 +193,61 @@ def groups(specs: Iterable[FieldSpec | GroupSpec]) -> list[GroupSpec]:
 def to_text(spec: FieldSpec, value: Any) -> str:
     if value is None:
         return ""
-    if spec.kind == "list":
+    if spec.kind == "list" and isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return str(value.value if isinstance(value, Enum) else value)
+
+
+_VALUE = (str, int, float)
+
+
+def misfits(
+    specs: Iterable[FieldSpec | GroupSpec], data: Mapping[str, Any], closed: Iterable[str] = ()
+) -> list[str]:
+    """Where ``data`` (a file written by hand, say) has not the shape of ``specs``: an object
+    or list where one value belongs, a value where an object does, and a value of a
+    ``closed`` path (one chosen outside the form) that is none of its choices. A form shows
+    any other wrong value in its field and says what is wrong there; these it could only
+    show by losing or inventing something. One line a path, naming it."""
+    closed = set(closed)
+    problems: dict[str, str] = {}
+    for spec in flatten(specs):
+        parts = spec.path.split(".")
+        node: Any = data
+        for depth, part in enumerate(parts):
+            if node is None:
+                break
+            if not isinstance(node, Mapping):
+                where = ".".join(parts[:depth])
+                problems.setdefault(where, f"{where}: must be an object, not {_shape(node)}")
+                break
+            node = node.get(part)
+        else:
+            problem = _misfit(spec, node, spec.path in closed)
+            if problem:
+                problems.setdefault(spec.path, f"{spec.path}: {problem}")
+    return list(problems.values())
+
+
+def _misfit(spec: FieldSpec, value: Any, closed: bool) -> str:
+    if value is None:
+        return ""
+    if spec.kind == "list":  # a lone value stands for a list of one, as the contract reads it
+        items = value if isinstance(value, list) else [value]
+        return "" if all(isinstance(v, _VALUE) for v in items) else "must be a list of values"
+    if not isinstance(value, _VALUE):
+        return f"must be one value, not {_shape(value)}"
+    if closed and str(value) not in spec.choices:
+        return f"{value!r} is not one of {', '.join(spec.choices)}"
+    return ""
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
 
 
 def from_text(spec: FieldSpec, text: str) -> Any:

@@ -27,6 +27,7 @@ from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
 from tui_app.contract.order import Order, OrderResponse
 from tui_app.export_files import read_order_draft, save_order_draft
 from tui_app.tracking import OrderBook
+from tui_app.ui.fields import describe, misfits
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem
@@ -34,6 +35,8 @@ from tui_app.ui.widgets.model_form import ModelForm
 
 PRODUCER_TYPES = [("Individual", "I"), ("Agency", "A")]
 FILING_TYPES = [("Appointment", "A"), ("Termination", "T")]
+FILING = ("tlq.pType", "tlq.fType")
+"""Chosen above the form (the filing's kind), so a draft must hold one of their choices."""
 REFRESH_EVERY = 2.0
 TLQ_FIRST = ["juris", "lType", "clientOrderNum", "userId", "filingMode"]
 
@@ -309,6 +312,8 @@ class OrdersScreen(AreaScreen):
             return
         try:
             values = await asyncio.to_thread(read_order_draft, path)
+            if problems := misfits(describe(Order), values, closed=FILING):
+                raise ValueError(f"not a draft of an order ({'; '.join(problems[:3])})")
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
             return

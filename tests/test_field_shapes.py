@@ -1,0 +1,48 @@
+"""A hand-written file's shape against a form's fields (``fields.misfits``) and how a value
+is shown in its field (``fields.to_text``)."""
+
+import pytest
+
+from tui_app.contract.order import Order
+from tui_app.ui.fields import FieldSpec, describe, misfits, to_text
+
+SPECS = describe(Order)
+FILING = ("tlq.pType", "tlq.fType")
+
+
+@pytest.mark.parametrize(
+    ("draft", "problems"),
+    [
+        ({"tlq": "x", "data": "y"},
+         ["tlq: must be an object, not 'x'", "data: must be an object, not 'y'"]),
+        ({"tlq": {"pType": ["I"]}}, ["tlq.pType: must be one value, not a list"]),
+        ({"tlq": {"pType": "Z"}}, ["tlq.pType: 'Z' is not one of I, A"]),
+        ({"tlq": {"fType": "X"}}, ["tlq.fType: 'X' is not one of A, T"]),
+        ({"data": {"firstName": {"a": 1}}}, ["data.firstName: must be one value, not an object"]),
+        ({"data": {"loa": [{"a": 1}]}}, ["data.loa: must be a list of values"]),
+    ],
+)  # fmt: skip
+def test_a_misfit_is_named_by_its_path(draft, problems):
+    assert misfits(SPECS, draft, closed=FILING) == problems
+
+
+def test_what_a_form_can_show_is_no_misfit():
+    """Wrong values the form shows in their field, marked: a bad state code, a lone value
+    for a list, a number for text; and whatever the draft leaves out."""
+    draft = {"tlq": {"pType": "A", "fType": "T", "juris": "zz"},
+             "data": {"loa": "Life", "firstName": 12, "unknown": {"kept": True}}}  # fmt: skip
+    assert misfits(SPECS, draft, closed=FILING) == []
+    assert misfits(SPECS, {}, closed=FILING) == []
+
+
+def test_an_open_choice_is_no_misfit():
+    """Only the closed paths must hold one of their choices: another choice field shows a
+    wrong code and says so."""
+    assert misfits(SPECS, {"tlq": {"pType": "Z"}}) == []
+
+
+def test_a_lone_value_of_a_list_field_is_shown_whole():
+    """Seen: a draft holding "loa": "10" filled the field with "1, 0"."""
+    spec = FieldSpec("data.loa", "loa", "list", False)
+    assert to_text(spec, "10") == "10"
+    assert to_text(spec, ["Life", "Casualty"]) == "Life, Casualty"
