@@ -249,6 +249,37 @@ async def test_a_draft_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
         assert app.screen.query_one("#ptype", Select).value == "A"
 
 
+BAD_DRAFTS = {
+    "list.json": ('{"tlq": {"pType": ["I"]}, "data": "str"}',
+                  "tlq.pType: must be one value, not a list; data: must be an object"),
+    "kind.json": ('{"tlq": {"pType": "Z"}}', "tlq.pType: 'Z' is not one of I, A"),
+    "kind.xml": ("<Order><tlq><pType>Q</pType></tlq></Order>", "tlq.pType: 'Q' is not one of"),
+    "text.json": ('{"tlq": "x", "data": "y"}', "tlq: must be an object, not 'x'"),
+    "deep.json": ("[" * 100_000, "nested too deeply"),
+}  # fmt: skip
+
+
+async def test_a_draft_of_the_wrong_shape_is_refused_by_its_paths(ui_app, tmp_path):
+    """Seen: each of these drafts, loaded with F7, ended the app with a traceback."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await fill(pilot, app, {"tlq.juris": "NY"})
+        before = screen.form.data()
+        for name, (text, said) in BAD_DRAFTS.items():
+            (tmp_path / name).write_text(text)
+            await pilot.press("f7")
+            await pilot.pause()
+            app.screen.query_one(Input).value = str(tmp_path / name)
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert app.is_running and app.screen is screen
+            note = shown(app)[-1]
+            assert note.severity == "error" and name in note.message and said in note.message
+            assert screen.form.data() == before
+            assert app.screen.query_one("#ptype", Select).value == "I"
+
+
 async def test_appoint_from_a_record_prefills_the_form(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
