@@ -1,4 +1,6 @@
-from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree, mask_value
+import pytest
+
+from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree, mask_value, pii_kind
 
 
 def test_ssn_shows_only_last_four_unless_revealed():
@@ -30,3 +32,25 @@ def test_mask_tree_masks_every_spelling_and_keeps_the_rest():
     assert masked["data"][0]["feinNumber"] == "**-***6789"
     assert mask_tree(tree, reveal=True) == tree
     assert mask_value("City", "Springfield") == "Springfield"
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("Ssn", "ssn"), ("SsnLast4", "ssn"), ("SocialSecurityNumber", "ssn"),
+     ("social_security_no", "ssn"), ("SSN", "ssn"), ("Fein", "fein"), ("FeinNumber", "fein"),
+     ("FEIN", "fein"), ("EmployerTIN", "fein"), ("employersFein", "fein"), ("taxId", "ssn"),
+     ("TaxId", "ssn"), ("DateOfBirth", "dob"), ("BirthDate", "dob"), ("birthdate", "dob"),
+     ("DOB", "dob"), ("Setting", None), ("Listing", None), ("Destination", None),
+     ("BirthPlace", None), ("LastName", None)],
+)  # fmt: skip
+def test_personal_data_is_known_by_the_words_of_its_name(name, kind):
+    """Seen: a service's ``SocialSecurityNumber`` was shown in clear (only names ending in
+    a known word were masked), and the bulk spelling ``employersFein`` was not masked."""
+    assert pii_kind(name) == kind
+
+
+def test_each_kind_is_masked_in_its_own_form():
+    assert mask_value("SocialSecurityNumber", "000121234") == "***-**-1234"
+    assert mask_value("FEIN", "123456789") == "**-***6789"
+    assert mask_value("BirthDate", "1980-01-31") == "**/**/****"
+    assert mask_value("Ssn", {"nested": 1}) == {"nested": 1}  # its members masked by name

@@ -19,6 +19,8 @@ NIPR_SHAPED = {
             "LastName": "Stranger",
             "TaxId": "900112222",
             "BirthDate": "1980-01-31",
+            "SocialSecurityNumber": "000121234",
+            "FeinNumber": "123456789",
         },
         "AddressInfo": {"Addresses": [{"Line1": "1 Main", "AddressTypeCode": "BUS"}]},
         "LicenseData": {
@@ -51,6 +53,8 @@ def test_every_member_the_tabs_do_not_show_is_listed():
         "Producer.NPN",
         "Biographic.TaxId",
         "Biographic.BirthDate",
+        "Biographic.SocialSecurityNumber",
+        "Biographic.FeinNumber",
         "AddressInfo.Addresses[0].AddressTypeCode",
         "LicenseData.Licenses[0].RegulatoryActions[0].ReferenceNumber",
         "LicenseData.Licenses[0].LOAs",
@@ -76,11 +80,15 @@ async def test_a_stranger_shaped_record_is_shown_whole_and_masked(ui_app):
         await settle(app, pilot)
         tree = app.screen.query_one("#more-tree", Tree)
         shown = labels(tree.root)
-        assert shown[0] == "Members not shown in the other tabs: 8"
+        assert shown[0] == "Members not shown in the other tabs: 10"
         assert "Biographic.TaxId: ***-**-2222" in shown
         assert "Biographic.BirthDate: **/**/****" in shown
+        # Seen: names a service may add, unknown to the contract, were shown in clear.
+        assert "Biographic.SocialSecurityNumber: ***-**-1234" in shown
+        assert "Biographic.FeinNumber: **-***6789" in shown
         assert "Regulator: NIPR" in shown and "[1]: Health" in shown
-        assert "900112222" not in app.screen.query_one("#raw-text").text
+        raw = app.screen.query_one("#raw-text").text
+        assert not {"900112222", "000121234", "123456789", "1980-01-31"} & set(raw.split('"'))
         app.screen.query_one("#record-tabs", TabbedContent).active = "more"
         await pilot.pause()
         tree.focus()

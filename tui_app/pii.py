@@ -6,14 +6,31 @@ whole. These helpers are the one place that decides what a masked value looks li
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import re
+from typing import Any, Literal
 
-PII_FIELDS = frozenset({
-    "Ssn", "ssn", "SsnLast4", "Fein", "FeinLast4", "FirmFein", "Tin", "tin", "taxId",
-    "feinNumber", "DateOfBirth", "dateOfBirth", "EmployersFein",
-})  # fmt: skip
-"""Field names, in every spelling the contract uses, that hold personal data."""
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+"""The words of a field's name: ``SocialSecurityNumber``, ``EmployerTIN``, ``tax_id``."""
+
+
+def pii_kind(name: str) -> Literal["ssn", "fein", "dob"] | None:
+    """Which personal data a field holds, read from the words of its name: the contract's
+    spellings (``Ssn``, ``taxId``, ``DateOfBirth``) and those a real service may add
+    (``SocialSecurityNumber``, ``FeinNumber``, ``BirthDate``). Short codes must be whole
+    words, so ``Setting`` holds no TIN."""
+    words = {word.lower() for word in _WORDS.findall(name)}
+    joined = name.lower().replace("_", "").replace("-", "")
+    # A tax id names a person as often as a firm (an order's taxId is the agent's SSN):
+    # masked as an SSN, as the contract's own ``taxId`` always was.
+    if words & {"ssn", "itin"} or any(
+        w in joined for w in ("socialsecurity", "taxid", "taxpayerid")
+    ):
+        return "ssn"
+    if words & {"fein", "tin", "ein"}:
+        return "fein"
+    if "dob" in words or "dateofbirth" in joined or "birthdate" in joined:
+        return "dob"
+    return None
 
 
 def _digits(value: str) -> str:
@@ -43,29 +60,20 @@ def format_dob(value: str | None, reveal: bool = False) -> str:
 
 
 def mask_value(name: str, value: object, reveal: bool = False) -> object:
-    """Mask one field of a record by its name; other fields pass through."""
-    if reveal or value in (None, "") or name not in PII_FIELDS:
+    """Mask one field of a record by its name; other fields (and objects, whose members
+    are masked by their own names) pass through."""
+    if reveal or value in (None, "") or isinstance(value, dict | list):
         return value
-    text = str(value)
-    if "DateOfBirth" in name or name == "dateOfBirth":
-        return format_dob(text)
-    if "Fein" in name or name in ("Tin", "tin", "feinNumber"):
-        return format_fein(text)
-    return format_ssn(text)
+    kind = pii_kind(name)
+    if kind is None:
+        return value
+    return {"ssn": format_ssn, "fein": format_fein, "dob": format_dob}[kind](str(value))
 
 
-def mask_tree(
-    value: Any, reveal: bool = False, mask: Callable[[str, Any], Any] = mask_value
-) -> Any:
-    """A copy of a JSON-like tree with every personal field masked by ``mask`` (for raw
-    views)."""
+def mask_tree(value: Any, reveal: bool = False) -> Any:
+    """A copy of a JSON-like tree with every personal field masked (for raw views)."""
     if reveal:
         return value
-    if isinstance(value, dict):
-        return {k: mask_tree(mask(k, v), reveal, mask) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask_tree(v, reveal, mask) for v in value]
-    return value
     if isinstance(value, dict):
         return {k: mask_tree(mask_value(k, v), reveal) for k, v in value.items()}
     if isinstance(value, list):

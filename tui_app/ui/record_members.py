@@ -1,10 +1,9 @@
 """What the record screen's tabs show of a full registry record, and the rest: the members
-no tab shows (for the "More" tree), and personal data masked by member name, also in
-members no model knows. No Textual here: the screen draws, this module decides."""
+no tab shows (for the "More" tree). No Textual here: the screen draws, this module
+decides."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -23,7 +22,6 @@ from tui_app.contract.record import (
     RegulatoryAction,
     StateLicense,
 )
-from tui_app.pii import PII_FIELDS, format_dob, format_ssn, mask_value
 
 SHOWN: dict[type[BaseModel], frozenset[str]] = {
     FullInfo: frozenset(
@@ -41,28 +39,6 @@ SHOWN: dict[type[BaseModel], frozenset[str]] = {
     RegulatoryAction: frozenset(RegulatoryAction.model_fields) - {"ReferenceNumber"},
 }
 """Per model, the members the tabs show; everything else goes in the "More" tree."""
-
-_PII_LIKE = re.compile(
-    r"(ssn|fein|tin|taxid|tax_id|socialsecurity|dateofbirth|birthdate|dob)$", re.IGNORECASE
-)
-
-
-def mask_member(name: str, value: Any, reveal: bool = False) -> Any:
-    """Mask personal data by member name, also in members no model knows (``TaxId``,
-    ``BirthDate``), so the generic tree shows no more than the tabs (the masker
-    :func:`~tui_app.pii.mask_tree` is given for it)."""
-    if reveal or value in (None, "") or isinstance(value, dict | list):
-        return value
-    if name in PII_FIELDS:
-        return mask_value(name, value)
-    if _PII_LIKE.search(name):
-        lowered = name.lower()
-        return (
-            format_dob(str(value))
-            if "birth" in lowered or lowered.endswith("dob")
-            else (format_ssn(str(value)))
-        )
-    return value
 
 
 def us_date(text: str | None) -> str | None:

@@ -21,9 +21,9 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane, TextArea,
 
 from tui_app.client.errors import ClientError
 from tui_app.contract.record import FullInfo
-from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree
+from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree, mask_value
 from tui_app.standing import license_standing
-from tui_app.ui.record_members import mask_member, unshown_members, us_date
+from tui_app.ui.record_members import unshown_members, us_date
 from tui_app.ui.screens.base import HELP_KEY, ProducerScreen
 from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -204,7 +204,7 @@ class RecordScreen(ProducerScreen):
         self.query_one("#overview-text", Static).update(self._overview(info, reveal))
         self._fill_tables(info, reveal)
         self._fill_more(info, reveal)
-        raw = mask_tree(info.model_dump(mode="json", exclude_none=True), reveal, mask_member)
+        raw = mask_tree(info.model_dump(mode="json", exclude_none=True), reveal)
         self.query_one("#raw-text", TextArea).load_text(json.dumps(raw, indent=2))
 
     def _is_firm(self, info: FullInfo) -> bool:
@@ -397,5 +397,5 @@ def _add_node(parent: Any, name: str, value: Any, reveal: bool) -> None:
                 node, f"{key}[{i}]" if isinstance(inner, dict | list) else f"[{i}]", inner, reveal
             )
     else:
-        shown = mask_member(key.split("[")[0], value, reveal)
+        shown = mask_value(key.split("[")[0], value, reveal)
         parent.add_leaf(Text(f"{name}: {'null' if shown is None else shown}"))

@@ -17,7 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from tui_app.contract.export import DataSet
-from tui_app.pii import PII_FIELDS
+from tui_app.pii import pii_kind
 
 PAGE = 100
 LABEL_VALUES = 3
@@ -52,7 +52,7 @@ def record_label(index: int, record: Mapping[str, Any]) -> str:
     never personal data (labels are not re-masked when the user reveals)."""
     shown = [
         str(v) for k, v in record.items()
-        if k not in PII_FIELDS and isinstance(v, str | int) and not isinstance(v, bool)
+        if pii_kind(k) is None and isinstance(v, str | int) and not isinstance(v, bool)
         and len(str(v)) <= 30
     ][:LABEL_VALUES]  # fmt: skip
     return f"{index + 1}. " + " · ".join(shown)

@@ -24,7 +24,7 @@ from textual.widgets import Collapsible, Input, Label, Select, Static
 
 from tui_app.contract.base import warnings
 from tui_app.contract.errors import FieldError
-from tui_app.pii import PII_FIELDS
+from tui_app.pii import pii_kind
 from tui_app.ui.fields import (
     FieldSpec,
     GroupSpec,
@@ -177,7 +177,7 @@ class ModelForm(VerticalScroll, can_focus=False):
                 value=text or Select.NULL,
             )
         else:
-            pii = spec.name in PII_FIELDS
+            pii = pii_kind(spec.name) is not None
             control = Input(
                 text,
                 id=wid,
