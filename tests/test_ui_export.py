@@ -11,7 +11,7 @@ from ui_support import SIZE, settle, shown
 
 from tui_app.contract.export import AGENT_DATA_SETS, DataSet, ExportResponse
 from tui_app.ui.scenes import DEMO_AGENT
-from tui_app.ui.screens.dialogs import PathScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.screens.export import ExportScreen
 from tui_app.ui.screens.profiles import ProfilesScreen
 from tui_app.ui.widgets.export_tree import PAGE, MoreEntry, RecordEntry
@@ -155,13 +155,19 @@ async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):
         assert f"License record {PAGE + 1}" in text_of(screen, "#export-detail")
 
 
-async def answer_path(app, pilot, key: str, path) -> None:
+async def answer_path(app, pilot, key: str, path, *, asked: bool = False) -> None:
+    """Press ``key`` and answer the path dialog; ``asked``: a question follows (whether
+    to replace the file), and the worker waits for its answer, so wait for no work."""
     await pilot.press(key)
     await pilot.pause()
     assert isinstance(app.screen, PathScreen)
     app.screen.query_one(Input).value = str(path)
     await pilot.press("enter")
-    await settle(app, pilot)
+    if asked:
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+    else:
+        await settle(app, pilot)
 
 
 async def test_the_result_saves_as_json_and_as_csv_files(ui_app, tmp_path):
@@ -190,6 +196,33 @@ async def test_the_result_saves_as_json_and_as_csv_files(ui_app, tmp_path):
         assert rows[1]["DynamicData"] == ""  # a column of the union, empty where absent
         assert f"Saved {len(filled)} file(s)" in last_note(app)
         assert f"No file for the empty data sets: {', '.join(empty)}." in last_note(app)
+
+
+async def test_saving_over_files_asks_first(ui_app, tmp_path):
+    """Seen: F6 onto an existing export replaced it without a word. A CSV export asks for
+    each file of a data set it would replace."""
+    (tmp_path / "agent.json").write_text("precious")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_export(app, pilot)
+        await fetch(app, pilot)
+        await answer_path(app, pilot, "f6", tmp_path / "agent.json", asked=True)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert (tmp_path / "agent.json").read_text() == "precious"
+        (tmp_path / "agent-Address.csv").write_text("precious")
+        await answer_path(app, pilot, "f6", tmp_path / "agent.csv", asked=True)
+        assert f"{tmp_path / 'agent-Address.csv'} already exists" in app.screen.question
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert sorted(p.name for p in tmp_path.glob("agent*")) == [
+            "agent-Address.csv",
+            "agent.json",
+        ]
+        await answer_path(app, pilot, "f6", tmp_path / "agent.json", asked=True)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert ExportResponse.model_validate_json((tmp_path / "agent.json").read_text())
 
 
 async def test_the_profile_opens_in_the_editor(ui_app):

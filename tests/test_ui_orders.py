@@ -280,6 +280,31 @@ async def test_a_draft_of_the_wrong_shape_is_refused_by_its_paths(ui_app, tmp_pa
             assert app.screen.query_one("#ptype", Select).value == "I"
 
 
+async def test_saving_a_draft_over_a_file_asks_first(ui_app, tmp_path):
+    """Seen: F6 onto an existing file replaced it without a word."""
+    draft = tmp_path / "precious.json"
+    draft.write_text('{"precious": true}')
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await fill(pilot, app, {"tlq.juris": "NY"})
+        for answer in ("n", "y"):
+            await pilot.press("f6")
+            await pilot.pause()
+            app.screen.query_one(Input).value = str(draft)
+            await pilot.press("enter")
+            await pilot.pause()  # the saving worker waits for the answer: no settle here
+            assert isinstance(app.screen, ConfirmScreen)
+            assert f"{draft} already exists. Replace?" in app.screen.question
+            await pilot.press(answer)
+            await settle(app, pilot)
+            assert app.screen is screen
+            if answer == "n":
+                assert draft.read_text() == '{"precious": true}'
+        assert json.loads(draft.read_text())["tlq"]["juris"] == "NY"
+        assert draft.stat().st_mode & 0o777 == 0o600
+
+
 async def test_appoint_from_a_record_prefills_the_form(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -52,13 +52,19 @@ async def set_kind(app, pilot, kind: str) -> None:
     await settle(app, pilot)
 
 
-async def answer_path(app, pilot, key: str, path) -> None:
+async def answer_path(app, pilot, key: str, path, *, asked: bool = False) -> None:
+    """Press ``key`` and answer the path dialog; ``asked``: a question follows (whether
+    to replace the file), and the worker waits for its answer, so wait for no work."""
     await pilot.press(key)
     await pilot.pause()
     assert isinstance(app.screen, PathScreen)
     app.screen.query_one(Input).value = str(path)
     await pilot.press("enter")
-    await settle(app, pilot)
+    if asked:
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+    else:
+        await settle(app, pilot)
 
 
 def text_of(screen, selector: str) -> str:
@@ -439,6 +445,29 @@ async def test_a_profile_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
         assert screen.editor.kind == "agency"
         assert app.screen.query_one("#profile-kind", Select).value == "agency"
         assert screen.editor.data() == before
+
+
+async def test_saving_over_a_file_asks_first_and_keeps_it_private(ui_app, tmp_path):
+    """Seen: F6 onto an existing file replaced it without a word, and a saved profile (an
+    SSN in it) was readable by every user (0644)."""
+    path = tmp_path / "agent.xml"
+    path.write_text("precious")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {"ProfileKey": "K1"})
+        await answer_path(app, pilot, "f6", path, asked=True)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert path.read_text() == "precious"
+        await answer_path(app, pilot, "f6", path, asked=True)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert path.read_text().startswith("<?xml")
+        assert path.stat().st_mode & 0o777 == 0o600
+        fresh = tmp_path / "new.xml"
+        await answer_path(app, pilot, "f6", fresh)
+        assert fresh.stat().st_mode & 0o777 == 0o600
 
 
 async def test_unsaved_changes_are_not_discarded_without_asking(ui_app):

@@ -157,3 +157,24 @@ async def test_a_focus_move_restyles_only_what_it_changes(ui_app, monkeypatch):
         await settle(app, pilot)
         assert one.styles.background_tint.a == 0
         assert other.styles.background_tint.a > 0
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_a_dialogs_question_wraps_whole(ui_app, size):
+    """Seen: a path prompt's and the secret prompt's question cut at the dialog's edge
+    ("... the lines to fix go to failed.ndjson be"), at any width."""
+    from tui_app.ui.screens.dialogs import PathScreen, SecretScreen
+
+    question = "Save the report as (CSV; the lines to fix go to failed.ndjson beside it) " * 2
+    app = ui_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        for dialog in (PathScreen(question.strip()), SecretScreen(question.strip())):
+            app.push_screen(dialog)
+            await pilot.pause()
+            text = app.screen.query_one(".dialog-text")
+            assert text.region.right <= app.screen.query_one(".dialog").content_region.right
+            lines = [strip.text.strip() for strip in text.render_lines(text.region.reset_offset)]
+            assert " ".join(line for line in lines if line) == question.strip()
+            app.pop_screen()
+            await pilot.pause()

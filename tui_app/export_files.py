@@ -44,17 +44,23 @@ def save_export(response: ExportResponse, path: Path) -> list[Path]:
     ``<stem>-<data set>.csv`` (a 0-byte file for an empty one would look like a failed
     write). Returns the files written, each 0600 (an export holds personal data); raises
     ``ValueError`` for another suffix."""
-    suffix = path.suffix.lower()
-    if suffix == ".json":
+    paths = export_paths(response, path)
+    if path.suffix.lower() == ".json":
         with open_private(path, "w", encoding="utf-8") as file:
             file.write(response.model_dump_json(indent=2, exclude_none=True) + "\n")
+        return paths
+    sets = [ds for ds in response.dataSets or [] if ds.records]
+    return [write_csv(out, ds.records) for out, ds in zip(paths, sets, strict=True)]
+
+
+def export_paths(response: ExportResponse, path: Path) -> list[Path]:
+    """The files :func:`save_export` writes for ``path`` (to ask before replacing any)."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
         return [path]
     if suffix == ".csv":
-        return [
-            write_csv(path.with_name(f"{path.stem}-{ds.name}.csv"), ds.records)
-            for ds in response.dataSets or []
-            if ds.records
-        ]
+        sets = response.dataSets or []
+        return [path.with_name(f"{path.stem}-{ds.name}.csv") for ds in sets if ds.records]
     raise ValueError("name a .json file, or a .csv file for one CSV per data set")
 
 

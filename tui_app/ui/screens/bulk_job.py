@@ -8,8 +8,6 @@ nothing here waits on the journal; the job's progress is read again every second
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -37,7 +35,7 @@ from tui_app.ui.bulk_words import (
     outcome_words,
 )
 from tui_app.ui.screens.base import HELP_KEY, ProducerScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
+from tui_app.ui.screens.dialogs import PathScreen, may_replace
 from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -282,7 +280,7 @@ class BulkJobScreen(ProducerScreen):
         failed = out.with_name("failed.ndjson")
         if failed.resolve() == job.path.resolve():  # resubmitting an earlier failed.ndjson
             failed = out.with_name(f"{out.stem}-failed.ndjson")
-        if not await self._may_write(out, failed):
+        if not await may_replace(self.app, (out, failed)):
             return
         try:
             report = await self.control.report(job.id, out, failed)
@@ -310,7 +308,7 @@ class BulkJobScreen(ProducerScreen):
             return
         if out.is_dir():
             out = out / default.name
-        if not await self._may_write(out):
+        if not await may_replace(self.app, [out]):
             return
         try:
             count = await self.control.failed(job.id, out)
@@ -322,12 +320,3 @@ class BulkJobScreen(ProducerScreen):
                         title="Lines not saved", severity="error")  # fmt: skip
             return
         self.notify(f"{count:,} lines to fix and submit again: {out}", title="Failed lines saved")
-
-    async def _may_write(self, *paths: Path) -> bool:
-        existing = [p for p in paths if p.exists()]
-        if not existing:
-            return True
-        names = ", ".join(str(p) for p in existing)
-        return await self.app.push_screen_wait(
-            ConfirmScreen(f"{names} already exist{'s' * (len(existing) == 1)}. Replace?",
-                          yes="Replace"))  # fmt: skip

@@ -1,16 +1,17 @@
-"""Small modal dialogs: a yes/no question and a file path prompt, and the words for a
-file that cannot be read or written."""
+"""Small modal dialogs: a yes/no question and a file path prompt, the question before
+replacing files, and the words for a file that cannot be read or written."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -56,7 +57,7 @@ class PathScreen(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-text")
+            yield Static(self.title_text, classes="dialog-text")  # wraps, as a Label does not
             yield Input(self.default, id="path-input", placeholder="path/to/file")
             yield Static("Enter accepts, Esc cancels.", classes="hint")
 
@@ -81,7 +82,7 @@ class SecretScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="dialog-text")
+            yield Static(self.question, classes="dialog-text")
             yield Input(id="secret-input", password=True, placeholder="paste it here")
             yield Static(
                 "Enter uses it until you quit (it is not saved); Esc goes on without it.",
@@ -94,6 +95,18 @@ class SecretScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+async def may_replace(app: App, paths: Iterable[Path]) -> bool:
+    """Whether to write ``paths``: at once when none exists, else as the user answers
+    (asked from a worker: it waits for the answer)."""
+    existing = [p for p in paths if p.exists()]
+    if not existing:
+        return True
+    names = ", ".join(str(p) for p in existing)
+    return await app.push_screen_wait(
+        ConfirmScreen(f"{names} already exist{'s' * (len(existing) == 1)}. Replace?",
+                      yes="Replace"))  # fmt: skip
 
 
 def file_problem(path: Path, exc: OSError | ValueError) -> str:

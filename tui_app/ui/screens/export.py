@@ -20,10 +20,10 @@ from textual.widgets import Button, Input, Label, Select, SelectionList, Static,
 from tui_app.client.errors import ClientError
 from tui_app.contract.base import warnings
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, ExportResponse
-from tui_app.export_files import save_export
+from tui_app.export_files import export_paths, save_export
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import PathScreen, file_problem
+from tui_app.ui.screens.dialogs import PathScreen, file_problem, may_replace
 from tui_app.ui.typed_app import screen_as
 from tui_app.ui.widgets.export_tree import (
     PAGE,
@@ -191,6 +191,8 @@ class ExportScreen(AreaScreen):
         if path is None:
             return
         try:
+            if not await may_replace(self.app, export_paths(self.result, path)):
+                return
             # A large export is written off the event loop, so the screen stays live.
             written = await asyncio.to_thread(save_export, self.result, path)
         except (OSError, ValueError) as exc:

@@ -30,7 +30,7 @@ from tui_app.tracking import OrderBook
 from tui_app.ui.fields import describe, misfits
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import ModelForm
 
 PRODUCER_TYPES = [("Individual", "I"), ("Agency", "A")]
@@ -293,7 +293,7 @@ class OrdersScreen(AreaScreen):
         path = await self.app.push_screen_wait(
             PathScreen("Save the draft as (.json or .xml)", "order-draft.json")
         )
-        if path is None:
+        if path is None or not await may_replace(self.app, [path]):
             return
         try:
             await asyncio.to_thread(save_order_draft, path, self.form.data())

@@ -25,9 +25,10 @@ from tui_app.contract.profile_sets import (
 )
 from tui_app.export_files import profile_line, profile_xml, read_profile
 from tui_app.pii import mask_tree
+from tui_app.private_files import open_private
 from tui_app.ui.fields import check
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import widget_id
 from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
 from tui_app.wire.xml import readable_xml
@@ -300,7 +301,7 @@ class ProfilesScreen(AreaScreen):
                 self._default_path(),
             )
         )
-        if path is None:
+        if path is None or not await may_replace(self.app, [path]):
             return
         editor = self.editor
         data = editor.data()
@@ -323,7 +324,8 @@ class ProfilesScreen(AreaScreen):
                 return
             content, note = profile_line(record), ""
         try:
-            path.write_bytes(content)
+            with open_private(path, "wb") as file:  # a profile holds an SSN or a FEIN
+                file.write(content)
         except OSError as exc:
             self.notify(file_problem(path, exc), severity="error")
             return
