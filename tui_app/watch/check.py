@@ -147,7 +147,9 @@ def _settle(
         profile_key=entry.profile_key,
         profile=profile,
     )
-    store.record_read(check.id, check.env, entry.npn, found, kind=kind, snapshot=snapshot(info))
+    store.record_read(
+        check.id, check.env, entry.npn, found, kind=kind, snapshot=snapshot(info, previous)
+    )
     return len(found)
 
 
@@ -169,9 +171,14 @@ async def _read(client: RegistryClient, entry: RosterEntry):
     for kind in (entry.kind,) if entry.kind else ("agent", "agency"):
         read = client.get_agent if kind == "agent" else client.get_agency
         try:
-            return kind, (await read(entry.npn)).NiprFullInfo
+            info = (await read(entry.npn)).NiprFullInfo
         except NotFound:
             continue
+        if info.Producer.Npn is None:  # the record asked for by the roster's NPN
+            info = info.model_copy(
+                update={"Producer": info.Producer.model_copy(update={"Npn": entry.npn})}
+            )
+        return kind, info
     return entry.kind, None
 
 
