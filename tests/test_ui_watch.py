@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import sqlite3
 
+import httpx
+import pytest
 import tomli_w
+from textual.geometry import Region
 from textual.widgets import Input, Label, Static, TabbedContent
-from ui_support import SIZE, settle
+from ui_support import SIZE, settle, shown
 
-from tui_app.config import config_path, load_config
+from tui_app.client.registry import RegistryClient, RetryPolicy
+from tui_app.config import GROUP_PREFIXES, config_path, load_config
 from tui_app.ui.screens.record import RecordScreen
 from tui_app.ui.screens.watch import WatchScreen
 from tui_app.watch.roster import Entry
@@ -22,6 +26,13 @@ def text(screen, selector: str) -> str:
 
 def notes(app) -> str:
     return "\n".join(str(n.message) for n in app._notifications)
+
+
+def shown_text(screen, selector: str) -> str:
+    """What the widget shows on screen, its lines joined: text cut off is missing here."""
+    widget = screen.query_one(selector)
+    lines = widget.render_lines(Region(0, 0, *widget.outer_size))
+    return " ".join(" ".join(line.text.split()) for line in lines).strip()
 
 
 async def open_watch(app, pilot) -> WatchScreen:
@@ -102,6 +113,51 @@ async def test_x_stops_watching_the_selected_producer(ui_app):
         await settle(app, pilot)
         assert "NPN 19000001 is no longer watched" in notes(app)
         assert "Roster of sandbox: 1 producer\n" in text(screen, "#watch-roster")
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 30)])
+@pytest.mark.parametrize(
+    ("answer", "why", "then"),
+    [
+        (  # no record: not read again by this check
+            httpx.Response(200, text="<p>not JSON</p>"),
+            "1 of 1 producer could not be read (NPN 19000001: the service's answer is not a"
+            " valid FullRecordResponse",
+            "F5 checks again",
+        ),
+        (  # a failure that may pass: left for the next run
+            httpx.Response(500, html="<html><body>Internal error</body></html>"),
+            "1 of 1 producer not read yet (the service failed (500))",
+            "F5 carries on",
+        ),
+    ],
+)
+async def test_a_check_that_could_not_read_a_record_is_incomplete_never_all_clear(
+    ui_app, answer, why, then, size
+):
+    unreadable = RegistryClient(
+        {g: "http://registry.test" + prefix for g, prefix in GROUP_PREFIXES.items()},
+        transport=httpx.MockTransport(lambda request: answer),
+        retry=RetryPolicy(attempts=1),
+    )
+    app = ui_app()
+    async with app.run_test(size=size) as pilot:
+        screen = await open_watch(app, pilot)
+        await add(app, pilot, screen, "19000001")
+        app.connection.client = unreadable
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await screen.findings.wait_loaded()
+        # It said "Check 1 (done) ...: 0 read, 0 findings" and "nothing needs attention".
+        assert "0 read, 1 not read, 0 findings" in text(screen, "#watch-roster")
+        assert "(done)" not in text(screen, "#watch-roster")
+        assert shown(app)[-1].title == "Check 1 incomplete"
+        # Said whole, wrapped to the screen's width (it was cut off at 120 columns).
+        status = shown_text(screen, "#watch-status")
+        assert status.startswith(f"Incomplete: {why}") and status.endswith(then)
+        empty = shown_text(screen, "#watch-findings .paged-info")
+        assert empty.startswith(f"No findings in what was read, but the check is incomplete: {why}")
+        assert empty.endswith(").")
 
 
 def fill_findings(n: int) -> None:

@@ -207,6 +207,19 @@ async def test_an_npn_the_registry_lacks_is_a_finding_and_a_firm_is_read_as_a_fi
     assert [r["npn"] for r in rows] == [2000001, 2000002] and outcome.check.failed == 0
 
 
+async def test_a_record_that_does_not_name_its_npn_is_kept_under_the_rosters(db) -> None:
+    def answer(request, npn):
+        body = full_record(npn)
+        del body["NiprFullInfo"]["Producer"]["Npn"]
+        return httpx.Response(200, json=body)
+
+    await add(db, [1000001])
+    async with client_for(Registry([], answer)) as client:
+        outcome = await run_check(db, client, "prod", today=TODAY)
+    rows = await db.call(WatchStore.findings, outcome.check.id)
+    assert [(r["kind"], r["npn"]) for r in rows] == [("expiring", 1000001)]  # it was NPN 0
+
+
 async def test_the_store_is_private_and_holds_no_personal_data(db: WatchDb, tmp_path) -> None:
     await add(db, [1000001])
     async with client_for(Registry([1000001])) as client:

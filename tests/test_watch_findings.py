@@ -188,3 +188,37 @@ def test_record_findings_gathers_every_kind() -> None:
     )
     found = f.record_findings(info, TODAY, previous=previous, profile_key="PK-1", profile={})
     assert set(kinds(found)) == set(f.KINDS)
+
+
+def test_a_value_the_service_did_not_send_is_unknown_not_a_change() -> None:
+    before = f.snapshot(record(lic("CA", expires="12/28/2027", appointments=[appt()])))
+    nulls = record(
+        lic("CA", appointments=[appt(status=None)])  # type: ignore[arg-type]
+        | {"Active": None, "ExpirationDate": None, "LicenseNumber": None}
+        | {"LinesOfAuthority": [{"Code": "10", "Name": "Life", "Status": None}]},
+        LastName=None,  # type: ignore[arg-type]
+    )
+    # It said "The license in CA now expires None (was 12/28/2027)." and "Active -> none".
+    assert f.changes(nulls, before) == []
+    # The last value known is kept: a renewal after the nulls is still seen as one.
+    kept = f.snapshot(nulls, before)
+    assert kept == before
+    renewed = record(lic("CA", expires="12/28/2029", appointments=[appt()]))
+    assert [x.text for x in f.changes(renewed, kept)] == [
+        "The license in CA now expires 12/28/2029 (was 12/28/2027)."
+    ]
+
+
+def test_a_member_the_service_left_out_is_unknown_and_never_shown_as_none() -> None:
+    before = f.snapshot(record(lic("CA", appointments=[appt()]), lic("TX", res="NR")))
+    no_lists = {k: v for k, v in lic("CA").items() if k not in ("LinesOfAuthority", "Appointments")}
+    no_state = {"Residency": "NR", "ExpirationDate": "04/15/2026"}
+    info = record(no_lists, no_state)
+    found = f.record_findings(info, TODAY, previous=before)
+    # It said "New license in ." and "None license (no number) expires in 45 days...".
+    assert [x.text for x in found] == ["A license (no number) expires in 45 days, on 2026-04-15."]
+    # TX is not said gone (it may be the license without a state), nor its lines changed.
+    assert f.snapshot(info, before)["licenses"] == before["licenses"]
+    no_licenses = FullInfo.model_validate({"Producer": {"Npn": 1234567}})
+    assert f.changes(no_licenses, before) == []
+    assert f.snapshot(no_licenses, before) == before

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -67,6 +67,27 @@ class Outcome:
     """Findings of the whole check (resumed parts included)."""
     unreachable: str | None = None
     """Why the check stopped early because the service could not be reached, if it did."""
+
+
+def _producers(n: int) -> str:
+    return f"{n:,} producer{'s' * (n != 1)}"
+
+
+def shortfall(check: Check, failures: Sequence[tuple[int, str]]) -> str | None:
+    """Why ``check`` does not speak for its whole roster, in a sentence: how many producers
+    could not be read and why (the first of ``failures`` stands for the others), how many
+    are not read yet and why. None when every producer was read."""
+    said = []
+    if check.failed:
+        npn, error = failures[0]
+        said.append(
+            f"{check.failed:,} of {_producers(check.total)} could not be read (NPN {npn}: {error})"
+        )
+    if check.pending:
+        # A check still running (or cut short by its process ending) has no reason given.
+        why = f" ({check.message})" if check.message else ""
+        said.append(f"{check.pending:,} of {_producers(check.total)} not read yet{why}")
+    return "; ".join(said) or None
 
 
 class Pacer:
@@ -126,7 +147,9 @@ def _settle(
         profile_key=entry.profile_key,
         profile=profile,
     )
-    store.record_read(check.id, check.env, entry.npn, found, kind=kind, snapshot=snapshot(info))
+    store.record_read(
+        check.id, check.env, entry.npn, found, kind=kind, snapshot=snapshot(info, previous)
+    )
     return len(found)
 
 
@@ -137,7 +160,8 @@ class _Tally:
     read: int
     failed: int
     findings: int
-    transient: int = 0
+    transient: str = ""
+    """The last error of a record left for the next run: why the check stopped short."""
     unreachable: str | None = None
 
 
@@ -147,9 +171,14 @@ async def _read(client: RegistryClient, entry: RosterEntry):
     for kind in (entry.kind,) if entry.kind else ("agent", "agency"):
         read = client.get_agent if kind == "agent" else client.get_agency
         try:
-            return kind, (await read(entry.npn)).NiprFullInfo
+            info = (await read(entry.npn)).NiprFullInfo
         except NotFound:
             continue
+        if info.Producer.Npn is None:  # the record asked for by the roster's NPN
+            info = info.model_copy(
+                update={"Producer": info.Producer.model_copy(update={"Npn": entry.npn})}
+            )
+        return kind, info
     return entry.kind, None
 
 
@@ -243,8 +272,8 @@ async def run_check(
             except BadResponse as exc:
                 await db.call(WatchStore.record_failed, check.id, entry.npn, exc.message)
                 state.failed += 1
-            except ClientError:  # a 5xx after the client's retries: left for the next run
-                state.transient += 1
+            except ClientError as exc:  # a 5xx after the client's retries: left for the next run
+                state.transient = exc.message
             else:
                 # Awaited first: ``state.x += await ...`` would read the count before
                 # the await and lose the other workers' additions.
@@ -264,11 +293,10 @@ async def run_check(
         if left.pending == 0:
             await db.call(WatchStore.set_state, check.id, DONE)
         else:
+            # Why the records left were not read (how many is the check's pending count).
             why = (
                 state.unreachable and f"the service could not be reached: {state.unreachable}"
-            ) or (
-                f"{state.transient} records could not be read now" if state.transient else "stopped"
-            )
+            ) or (state.transient or "stopped")
             await db.call(WatchStore.set_state, check.id, STOPPED, why)
     report()
     return Outcome(await db.call(WatchStore.check, check.id), state.findings, state.unreachable)

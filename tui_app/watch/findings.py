@@ -4,7 +4,8 @@ Each function takes the record as the contract reads it (:class:`FullInfo`), and
 needs them the date the check judges by, the previous snapshot and the carrier's profile;
 it returns :class:`Finding` values with the producer, state, license and a plain sentence.
 A snapshot (:func:`snapshot`) is the least a later check needs to say what changed: no SSN,
-FEIN/TIN or birth date.
+FEIN/TIN or birth date. A value the service did not send (null or absent) is unknown: never
+a change, never said as "None".
 """
 
 from __future__ import annotations
@@ -88,6 +89,11 @@ def _finding(kind: str, info: FullInfo, lic: StateLicense | None, text: str, tab
     )
 
 
+def _in(state: str | None) -> str:
+    """Where, for a sentence: nothing when the service did not say which state."""
+    return f" in {state}" if state else ""
+
+
 def _days(n: int) -> str:
     return "1 day" if abs(n) == 1 else f"{abs(n)} days"
 
@@ -100,7 +106,7 @@ def expiring_licenses(info: FullInfo, today: date, days: int = DEFAULT_DAYS) -> 
         if expires is None:
             continue
         left = (expires - today).days
-        where = f"{lic.State} license {lic.LicenseNumber or '(no number)'}"
+        where = f"{lic.State or 'A'} license {lic.LicenseNumber or '(no number)'}"
         if left < 0:
             found.append(
                 _finding(
@@ -143,7 +149,7 @@ def resident_inactive(info: FullInfo, today: date) -> list[Finding]:
                 RESIDENT_INACTIVE,
                 info,
                 lic,
-                f"The resident license in {lic.State} is inactive{still}.",
+                f"The resident license{_in(lic.State)} is inactive{still}.",
                 "licenses",
             )
         )
@@ -174,8 +180,8 @@ def unlicensed_appointments(info: FullInfo, today: date) -> list[Finding]:
                     UNLICENSED_APPOINTMENT,
                     info,
                     lic,
-                    f"Appointment with {appt.CompanyName or 'a company'} ({line or 'no line'}) in "
-                    f"{lic.State} is active, but {why}.",
+                    f"Appointment with {appt.CompanyName or 'a company'} ({line or 'no line'})"
+                    f"{_in(lic.State)} is active, but {why}.",
                     "appointments",
                 )
             )
@@ -267,28 +273,69 @@ def resident_state(info: FullInfo) -> str:
 # --- snapshots and changes ---------------------------------------------------------------
 
 
-def snapshot(info: FullInfo) -> dict[str, Any]:
+def _sent(model: Any, field: str) -> bool:
+    """The service sent ``field`` (a null list is read as empty, but it is unknown)."""
+    return model is not None and field in model.model_fields_set
+
+
+def _listed(info: FullInfo) -> bool:
+    """The record lists its licenses, each with its state: one missing from it is gone."""
+    return _sent(info.LicenseData, "Licenses") and all(lic.State for lic in _licenses(info))
+
+
+def snapshot(info: FullInfo, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What a later check compares with: name, and per state the license's number, residency,
-    standing, expiry, lines and appointments; the regulatory actions' keys."""
-    licenses = {}
+    standing, expiry, lines and appointments; the regulatory actions' keys. What the service
+    did not send is None, or what ``previous`` knew of it: the next check compares with the
+    last value known. A license without a state cannot be compared and is left out."""
+    licenses: dict[str, Any] = {}
     for lic in _licenses(info):
-        licenses[lic.State or ""] = {
+        if not lic.State:
+            continue
+        licenses[lic.State] = {
             "number": lic.LicenseNumber,
             "residency": lic.Residency,
             "active": lic.Active,
             "expires": lic.ExpirationDate,
-            "lines": {loa.Name or loa.Code or "": loa.Status for loa in lic.LinesOfAuthority},
+            "lines": {loa.Name or loa.Code or "": loa.Status for loa in lic.LinesOfAuthority}
+            if _sent(lic, "LinesOfAuthority")
+            else None,
             "appointments": {
-                f"{a.CompanyName} ({a.LineOfAuthority})": a.Status for a in lic.Appointments
-            },
+                f"{a.CompanyName or 'a company'} ({a.LineOfAuthority or 'no line'})": a.Status
+                for a in lic.Appointments
+            }
+            if _sent(lic, "Appointments")
+            else None,
         }
-    return {
-        "name": display_name(info),
-        "licenses": licenses,
-        "actions": sorted(
-            _action_key(lic.State, a) for lic in _licenses(info) for a in lic.RegulatoryActions
-        ),
-    }
+    actions = {_action_key(lic.State, a) for lic in _licenses(info) for a in lic.RegulatoryActions}
+    if previous and not _listed(info):  # the licenses and actions not seen now may be there
+        licenses = previous.get("licenses", {}) | licenses
+        actions |= set(previous.get("actions", ()))
+    now = {"name": _full_name(info), "licenses": licenses, "actions": sorted(actions)}
+    return _known(previous, now)
+
+
+def _full_name(info: FullInfo) -> str | None:
+    """The firm's name or the first and last names: None when part of it was not sent (a
+    name that lost its last name did not change)."""
+    bio = info.Biographic
+    if bio is not None and (bio.FirmName or (bio.FirstName and bio.LastName)):
+        return display_name(info)
+    return None
+
+
+def _known(old: Any, new: Any) -> Any:
+    """``new`` with each value it does not know (None) taken from ``old``."""
+    if new is None:
+        return old
+    if isinstance(new, dict) and isinstance(old, dict):
+        return {key: _known(old.get(key), value) for key, value in new.items()}
+    return new
+
+
+def _changed(was: Any, now: Any) -> bool:
+    """Both known and different: a value the service did not send changed nothing."""
+    return was is not None and now is not None and was != now
 
 
 def changes(info: FullInfo, previous: Mapping[str, Any] | None) -> list[Finding]:
@@ -302,11 +349,13 @@ def changes(info: FullInfo, previous: Mapping[str, Any] | None) -> list[Finding]
     def say(state: str, text: str, tab: str) -> None:
         number = (now["licenses"].get(state) or previous["licenses"].get(state) or {}).get("number")
         found.append(
-            Finding(CHANGED, info.Producer.Npn or 0, now["name"], state, number or "", text, tab)
+            Finding(
+                CHANGED, info.Producer.Npn or 0, display_name(info), state, number or "", text, tab
+            )
         )
 
-    if previous.get("name") != now["name"]:
-        say("", f"Name changed from {previous.get('name')} to {now['name']}.", "overview")
+    if _changed(previous.get("name"), now["name"]):
+        say("", f"Name changed from {previous['name']} to {now['name']}.", "overview")
     before, after = previous.get("licenses", {}), now["licenses"]
     for state in sorted(set(before) | set(after)):
         old, new = before.get(state), after.get(state)
@@ -314,12 +363,13 @@ def changes(info: FullInfo, previous: Mapping[str, Any] | None) -> list[Finding]
             say(state, f"New license in {state}.", "licenses")
             continue
         if new is None:
-            say(state, f"The license in {state} is no longer listed.", "licenses")
+            if _listed(info):
+                say(state, f"The license in {state} is no longer listed.", "licenses")
             continue
-        if old["active"] != new["active"]:
+        if _changed(old["active"], new["active"]):
             word = "active" if new["active"] else "inactive"
             say(state, f"The license in {state} is now {word}.", "licenses")
-        if old["expires"] != new["expires"]:
+        if _changed(old["expires"], new["expires"]):
             say(
                 state,
                 f"The license in {state} now expires {new['expires']} (was {old['expires']}).",
@@ -329,12 +379,13 @@ def changes(info: FullInfo, previous: Mapping[str, Any] | None) -> list[Finding]
             ("lines", "authority", "Line"),
             ("appointments", "appointments", "Appointment"),
         ):
+            if old[field] is None or new[field] is None:
+                continue  # not listed this time or the last: nothing to compare
             for key in sorted(set(old[field]) | set(new[field])):
-                was, now_ = old[field].get(key), new[field].get(key)
-                if was != now_:
-                    say(
-                        state, f"{what} {key} in {state}: {was or 'none'} -> {now_ or 'none'}.", tab
-                    )
+                # "none": not listed; None: listed, its status not sent (unknown).
+                was, now_ = old[field].get(key, "none"), new[field].get(key, "none")
+                if _changed(was, now_):
+                    say(state, f"{what} {key} in {state}: {was} -> {now_}.", tab)
     return found
 
 

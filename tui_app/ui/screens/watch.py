@@ -22,10 +22,10 @@ from tui_app.client.errors import ClientError
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.watch_history import WatchHistory
-from tui_app.watch.check import CheckSettings, Progress, run_check
+from tui_app.watch.check import CheckSettings, Progress, run_check, shortfall
 from tui_app.watch.findings import KINDS, SEVERITIES
 from tui_app.watch.roster import RosterError, parse_npns, read_file
-from tui_app.watch.store import SORTS, StoreError, WatchDb, WatchStore
+from tui_app.watch.store import DONE, SORTS, StoreError, WatchDb, WatchStore
 
 PAGE_SIZE = 100
 HISTORY = 8
@@ -52,11 +52,11 @@ class WatchScreen(AreaScreen):
     #watch-head { height: auto; }
     #watch-left { width: 1fr; height: auto; padding: 0 1; }
     #watch-roster { height: auto; }
-    #watch-progress-line, #watch-filters { height: 1; }
+    #watch-filters { height: 1; }
     #watch-add { margin: 0 0; }
-    #watch-progress { width: auto; margin-right: 2; }
     #watch-history { width: auto; height: auto; padding: 0 1; border-left: vkey $panel; }
     #watch-filters { padding: 0 1; color: $text-muted; }
+    #watch-findings > .paged-info { height: auto; }  /* an incomplete check says why */
     #watch-detail { height: auto; max-height: 3; padding: 0 1; border-top: hkey $panel; }
     """
     # fmt: off
@@ -86,6 +86,8 @@ class WatchScreen(AreaScreen):
         self._drawn: Progress | None = None
         self._stop: asyncio.Event | None = None
         self._shown: dict[int, dict] = {}
+        self._shortfall: str | None = None
+        """Why the last check does not speak for the whole roster, if it does not."""
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="watch-head"):
@@ -95,9 +97,9 @@ class WatchScreen(AreaScreen):
                     placeholder="NPNs, or a CSV/NDJSON file or exports' folder; Enter",
                     id="watch-add",
                 )
-                with Horizontal(id="watch-progress-line"):
-                    yield ProgressBar(total=1, show_eta=False, id="watch-progress")
-                    yield Static("", id="watch-status")
+                yield ProgressBar(total=1, show_eta=False, id="watch-progress")
+                # Under the bar, as wide as the column: why a check is incomplete is long.
+                yield Static("", id="watch-status")
             yield WatchHistory("", id="watch-history")
         yield Static("", id="watch-filters")
         yield PagedTable(COLUMNS, page_size=PAGE_SIZE, id="watch-findings")
@@ -129,26 +131,31 @@ class WatchScreen(AreaScreen):
             size = await self.db.call(WatchStore.roster_size, env)
             checks = await self.db.call(WatchStore.checks, env, HISTORY)
             counts = await self.db.call(WatchStore.kind_counts, [c.id for c in checks])
+            last = checks[0] if checks else None
+            failures = await self.db.call(WatchStore.failures, last.id, 1) if last else []
         except StoreError as exc:
             self.notify(str(exc), title="Watch", severity="error")
             return
-        last = checks[0] if checks else None
+        short = self._shortfall = shortfall(last, failures) if last else None
         said = f"Roster of {env}: {size:,} producer{'s' * (size != 1)}"
         if last is not None:
             found = sum(counts[last.id].values())
+            # A finished check that could not read everyone is no all-clear: never "done".
+            state = "incomplete" if last.state == DONE and short else last.state.lower()
+            unread = f"{last.total - last.read:,} not read, " if short else ""
             said += (
-                f"\nCheck {last.id} ({last.state.lower()}) as of {last.today}: "
-                f"{last.read:,} read, {found:,} finding{'s' * (found != 1)}"
+                f"\nCheck {last.id} ({state}) as of {last.today}: "
+                f"{last.read:,} read, {unread}{found:,} finding{'s' * (found != 1)}"
             )
         self.query_one("#watch-roster", Static).update(said)
         self.query_one(WatchHistory).show([c.id for c in reversed(checks)], counts)
         if last is not None and self.progress is None:
             bar = self.query_one("#watch-progress", ProgressBar)
-            bar.update(total=max(last.total, 1), progress=last.read + last.failed)
+            # What was read, not what was tried: records that failed leave the bar short.
+            bar.update(total=max(last.total, 1), progress=last.read)
+            again = "F5 carries on" if last.pending else "F5 checks again"
             self.query_one("#watch-status", Static).update(
-                f"{last.message}: F5 carries on"
-                if last.state != "DONE" and last.message
-                else "F5 checks again"
+                f"Incomplete: {short}. {again}" if short else again
             )
         self.check_id = last.id if last else None
         self._show_findings()
@@ -206,9 +213,12 @@ class WatchScreen(AreaScreen):
                 WatchStore.count_findings, check, kinds=kinds, severities=severities
             )
 
-        self.findings.show(
-            Source(fetch, count, empty="No findings: nothing needs attention.", label="findings")
+        empty = (
+            f"No findings in what was read, but the check is incomplete: {self._shortfall}."
+            if self._shortfall
+            else "No findings: nothing needs attention."
         )
+        self.findings.show(Source(fetch, count, empty=empty, label="findings"))
 
     def _show_filters(self) -> None:
         kind = KINDS[self.kind][1] if self.kind else "all"
@@ -329,10 +339,12 @@ class WatchScreen(AreaScreen):
                 severity="error",
             )
         else:
+            whole = check.read == check.total
             self.notify(
                 f"{check.read:,} of {check.total:,} read, {outcome.findings:,} "
                 f"finding{'s' * (outcome.findings != 1)}",
-                title=f"Check {check.id}",
+                title=f"Check {check.id}" if whole else f"Check {check.id} incomplete",
+                severity="information" if whole else "warning",
             )
         self.progress = None
         self.reload()
