@@ -170,6 +170,25 @@ def test_bad_usage_and_config_problems_exit_2(capsys, served, config_file, tmp_p
     assert code == 2 and "invalid TOML" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("wait", [("--wait",), ()])
+def test_report_files_refused_leave_no_job_and_send_nothing(capsys, served, tmp_path, wait):
+    path = write_ndjson(tmp_path / "in.ndjson", agents("REFUSED", 2))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "failed.ndjson").write_text("kept\n")
+    for report, words in (
+        (out / "x.csv", "already exists"),
+        (tmp_path / "nowhere" / "x.csv", "there is no folder"),
+        (out, "is a folder"),
+        (tmp_path / "in.ndjson", "input file"),
+    ):
+        code, printed, err = bulk(capsys, "submit", str(path), *wait, "--report", str(report))
+        assert (code, printed) == (2, "") and words in err, err
+    with Journal() as journal:
+        assert journal.jobs() == []
+    assert not set(received(served)) & refs_of(path)
+
+
 def test_every_record_succeeding_exits_0_with_plain_progress(capsys, served, tmp_path):
     path = write_ndjson(tmp_path / "ok.ndjson", agents("OK", 150))
     code, out, err = bulk(capsys, "submit", str(path), "--wait")

@@ -42,7 +42,7 @@ from tui_app.bulk.journal import (
 )
 from tui_app.bulk.pipeline import create_job
 from tui_app.bulk.preflight import Preflight, preflight
-from tui_app.bulk.report import ReportExists, refuse_existing, write_report
+from tui_app.bulk.report import ReportExists, check_outputs, write_report
 from tui_app.bulk.source import SourceError
 from tui_app.bulk.worker import WorkerFailed, look, spawn, work
 from tui_app.config import ConfigError, Environment, config_path, load_config
@@ -124,6 +124,7 @@ def _submit(journal: Journal, args: argparse.Namespace) -> int:
     if not 1 <= args.batch_size <= MAX_RECOMMENDED_BATCH:
         raise _Usage(f"--batch-size must be between 1 and {MAX_RECOMMENDED_BATCH}")
     limit = args.max_request_bytes or env.bulk_max_request_bytes
+    _check_report(args, Path(args.file))
     job = create_job(journal, Path(args.file), env_name, args.batch_size, limit)
     print(job.id, flush=True)
     return _carry_on(journal, job, env, args)
@@ -137,8 +138,17 @@ def _job_and_env(journal: Journal, args: argparse.Namespace) -> tuple[Job, Envir
     return job, _environment(job.env)[1]
 
 
+def _check_report(args: argparse.Namespace, source: Path) -> None:
+    """Refuse ``--report`` files that could not be written now, not after the job ran: a
+    refusal leaves no job behind, changes none, sends nothing."""
+    if args.report:
+        report = Path(args.report)
+        check_outputs(source, report, report.with_name("failed.ndjson"), overwrite=args.force)
+
+
 def _resume(journal: Journal, args: argparse.Namespace) -> int:
     job, env = _job_and_env(journal, args)
+    _check_report(args, job.path)
     if job.finished:
         _say(f"job {job.id} is already done"
              + (f"; {job.counts.retryable:,} retryable failures: producer-tui bulk retry "
@@ -151,6 +161,7 @@ def _retry(journal: Journal, args: argparse.Namespace) -> int:
     job, env = _job_and_env(journal, args)
     if look(journal, job.id).running:
         raise _Usage(f"job {job.id} is running: retry its failures once it ends")
+    _check_report(args, job.path)
     again = journal.retry_retryable(job.id)
     if not again:
         _say(f"job {job.id} has no retryable failure nor unknown outcome to send again")
@@ -161,8 +172,6 @@ def _retry(journal: Journal, args: argparse.Namespace) -> int:
 
 def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Namespace) -> int:
     report = Path(args.report) if args.report else None
-    if report is not None and not args.force:
-        refuse_existing(report, report.with_name("failed.ndjson"))
     if not args.wait:
         log = spawn(journal, job.id, concurrency=args.concurrency, report=report)
         _say(f"job {job.id} runs in the background (log: {log}); "

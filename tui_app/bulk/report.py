@@ -7,6 +7,7 @@ written in constant memory.
 from __future__ import annotations
 
 import csv
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,6 +103,25 @@ def _refuse_input(source_path: Path, *outputs: Path) -> None:
     for out in outputs:
         if out.resolve() == source_path.resolve():
             raise SourceError(f"{out} is the job's input file: save the report under another name")
+
+
+def check_outputs(source_path: Path, *outputs: Path, overwrite: bool = False) -> None:
+    """Refuse output paths that could not all be written, before anything is (or, for a
+    job's ``--report``, before the job is created or sent): a
+    :class:`~tui_app.bulk.source.SourceError` for the job's input file, a folder, or a
+    folder missing or not writable to write in; :class:`ReportExists` if one exists and
+    ``overwrite`` is false."""
+    _refuse_input(source_path, *outputs)
+    for out in outputs:
+        folder = out.parent
+        if out.is_dir():
+            raise SourceError(f"{out} is a folder: name a file")
+        if not folder.is_dir():
+            raise SourceError(f"{out}: there is no folder {folder} to write it in")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise SourceError(f"{out}: the folder {folder} is not writable")
+    if not overwrite:
+        refuse_existing(*outputs)
 
 
 def refuse_existing(*outputs: Path) -> None:
