@@ -972,15 +972,15 @@ class Journal:
                  "carries newer data"]), job_id, line, UNKNOWN),
             )  # fmt: skip
 
-    def settle_verified(self, job_id: str, outcomes: Iterable[tuple[int, bool, str]]) -> None:
+    def settle_verified(self, job_id: str, outcomes: Iterable[tuple[int, bool, bool, str]]) -> None:
         """Settle UNKNOWN lines after reading their profiles back: (line, found as sent,
-        what was found)."""
+        whether sending it again is safe, what was found)."""
         with self._db.transaction() as conn:
             conn.executemany(
-                "UPDATE lines SET state = ?, retryable = 0, errors = ?"
+                "UPDATE lines SET state = ?, retryable = ?, errors = ?"
                 " WHERE job_id = ? AND line = ? AND state = ?",
-                [(COMPLETED if same else FAILED, json.dumps([] if same else [why]), job_id,
-                  line, UNKNOWN) for line, same, why in outcomes],
+                [(COMPLETED if same else FAILED, int(retry), json.dumps([] if same else [why]),
+                  job_id, line, UNKNOWN) for line, same, retry, why in outcomes],
             )  # fmt: skip
 
 
