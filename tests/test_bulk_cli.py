@@ -265,7 +265,7 @@ def test_on_a_terminal_progress_is_one_redrawn_bar(served, tmp_path):
         progress.end(journal.job(job.id))
     drawn = screen.getvalue()
     assert drawn.startswith("\r[") and drawn.count("\r") == 2 and drawn.endswith("\n")
-    assert "validating (0% of the file)" in drawn
+    assert "0% of the file validated" in drawn
 
 
 # --- surviving a crash, Ctrl-C and the background ----------------------------------------

@@ -377,8 +377,8 @@ def _summary(job: Job) -> str:
         f"invalid {c.invalid}"
     )
     text = ", ".join([text, *c.others()])
-    if not job.scan_done:
-        text = f"validating ({job.share_read:.0%} of the file), " + text
+    if not job.scan_done:  # a fact, not the job's state: lines go out while it is read
+        text = f"{job.share_read:.0%} of the file validated, " + text
     return text
 
 

@@ -66,8 +66,8 @@ if TYPE_CHECKING:
     from tui_app.bulk.source import Checked
 
 # Job states. A job is resumable in every state but DONE.
-VALIDATING = "VALIDATING"  # lines are being validated (requests may already be going out)
-SENDING = "SENDING"  # every line is validated; some still wait to be sent
+VALIDATING = "VALIDATING"  # the file is being validated; nothing has been sent yet
+SENDING = "SENDING"  # lines are being sent (the file may still be being validated)
 POLLING = "POLLING"  # everything is sent; results are awaited
 DONE = "DONE"  # every line is INVALID, COMPLETED or FAILED
 STOPPED = "STOPPED"  # the last run stopped early; ``message`` says why

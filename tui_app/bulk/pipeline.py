@@ -257,6 +257,7 @@ class _Run:
         self.window = asyncio.Semaphore(4 * settings.concurrency)
         self.changed = asyncio.Event()  # a batch finished or more lines were validated
         self.scanning = not job.scan_done
+        self.sending = job.counts.sent_so_far > 0  # lines went out, in this run or before
         self.active = 0  # batch tasks running
         self.state: str | None = None
         self.max_bytes = job.max_bytes
@@ -269,8 +270,7 @@ class _Run:
     # --- the run --------------------------------------------------------------------
 
     async def run(self) -> None:
-        await self._db(self.journal.set_state, self.job.id,
-                       VALIDATING if self.scanning else SENDING)  # fmt: skip
+        await self._db(self.journal.set_state, self.job.id, self._phase(due=True))
         watcher = asyncio.create_task(self._watch_for_stop())
         try:
             async with asyncio.TaskGroup() as tasks:
@@ -316,20 +316,27 @@ class _Run:
             )  # fmt: skip
             if batch is not None:
                 self._start(tasks, batch)
+                await self._set_state(self._phase(due=True))
                 continue
             self.window.release()
             due = await self._db(self.journal.next_due, self.job.id)
             if due is None and not self.scanning and not self.active:
                 return
-            await self._set_state(
-                VALIDATING if self.scanning else SENDING if due is not None else POLLING
-            )
+            await self._set_state(self._phase(due=due is not None))
             wait = None if due is None else due - time.time()
             if wait is not None and wait <= 0:
                 if not self.scanning:
                     continue  # it became due just now
                 wait = None  # due, but too few for a batch: wait for the file's next lines
             await self._wait_for_change(wait)
+
+    def _phase(self, *, due: bool) -> str:
+        """The job's state: VALIDATING only while its file is read and nothing has gone out
+        yet (the scan is kept just ahead of sending, so the file is read for most of a
+        run); then SENDING while lines are due or the file holds more, else POLLING."""
+        if self.scanning and not self.sending:
+            return VALIDATING
+        return SENDING if due or self.scanning else POLLING
 
     async def _wait_for_change(self, timeout: float | None) -> None:
         waits = [
@@ -344,6 +351,7 @@ class _Run:
 
     def _start(self, tasks: asyncio.TaskGroup, batch: Batch) -> None:
         self.active += 1
+        self.sending = True
         tasks.create_task(self._follow(batch))
 
     async def _follow(self, batch: Batch) -> None:

@@ -33,8 +33,8 @@ def counts_words(job: Job) -> str:
         f"{c.invalid:,} invalid; sent {c.sent_so_far:,} of {c.valid:,} valid"
     )
     text = ", ".join([text, *c.others()])
-    if not job.scan_done:
-        text = f"validating: {job.share_read:.0%} of the file read; " + text
+    if not job.scan_done:  # a fact, not the job's state: lines go out while it is read
+        text = f"{job.share_read:.0%} of the file validated; " + text
     return text
 
 
