@@ -347,7 +347,7 @@ def test_ctrl_c_stops_gracefully_and_says_how_to_resume(served, tmp_path):
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 130
-    assert f"Resume it with: producer-tui bulk resume {job_id}" in err
+    assert f"interrupted; job {job_id} is saved. Resume it with: producer-tui bulk resume" in err
     with Journal() as journal:
         job = journal.job(job_id)
         assert job.state == STOPPED and job.counts.completed < 400
@@ -358,6 +358,16 @@ def test_ctrl_c_stops_gracefully_and_says_how_to_resume(served, tmp_path):
     assert resumed.returncode == 0, err
     got = received(served)
     assert all(got[ref] == 1 for ref in refs_of(path))  # nothing twice, nothing lost
+
+
+def test_a_stop_from_another_shell_exits_1_not_as_interrupted(capsys, served, tmp_path):
+    path = write_ndjson(tmp_path / "stop.ndjson", agents("STOPPED", 400))
+    run, job_id = start_cut_short(path)
+    assert bulk(capsys, "stop", job_id)[0] == 0
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 1
+    assert f"job {job_id} stopped: stopped on request. Resume it with" in err
+    assert "interrupted" not in err
 
 
 def test_without_wait_the_job_runs_in_the_background(served, tmp_path):

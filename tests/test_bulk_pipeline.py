@@ -484,7 +484,7 @@ async def test_a_stop_request_lets_accepted_requests_be_polled_by_the_next_run(j
 
     async with fake.client() as client:
         job = await run_job(journal, job.id, client, settings, on_progress=progress, stop=stop)
-    assert job.state == STOPPED and job.message == "stopped on request"
+    assert job.state == STOPPED and job.message == "interrupted"  # by its runner
     batches = journal.batch_states(job.id)
     accepted = batches.get("ACCEPTED", 0)
     # Every request that went out is recorded: still to poll, or (progress is reported

@@ -40,7 +40,7 @@ from tui_app.bulk.journal import (
     JournalError,
     UnknownJob,
 )
-from tui_app.bulk.pipeline import create_job
+from tui_app.bulk.pipeline import INTERRUPTED, create_job
 from tui_app.bulk.preflight import Preflight, preflight
 from tui_app.bulk.report import ReportExists, check_outputs, write_report
 from tui_app.bulk.source import SourceError
@@ -178,6 +178,7 @@ def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Names
              f"follow it with: producer-tui bulk status {job.id} --follow")  # fmt: skip
         return 0
     resume = f"Resume it with: producer-tui bulk resume {job.id}"
+    interrupted = f"interrupted; job {job.id} is saved. {resume}"
     if journal.is_running(job.id):
         raise JobBusy(f"bulk job {job.id} is already running in another process")
     journal.request_stop(job.id, False)
@@ -185,14 +186,17 @@ def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Names
     try:
         job = asyncio.run(work(journal, job.id, env, concurrency=args.concurrency,
                                on_progress=progress.update))  # fmt: skip
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except (KeyboardInterrupt, asyncio.CancelledError):  # a second Ctrl-C: at once
         progress.end()
-        _say(f"interrupted; job {job.id} is saved. {resume}")
+        _say(interrupted)
         return 130
     progress.end(job)
-    if job.state != DONE:
+    if job.state != DONE and job.message == INTERRUPTED:  # Ctrl-C, handled gracefully
+        _say(interrupted)
+        return 130
+    if job.state != DONE:  # bulk stop from elsewhere, or the service made it stop
         _say(f"job {job.id} stopped: {job.message}. {resume}")
-        return 130 if job.message == "stopped on request" else 1
+        return 1
     return _outcome(journal, job, args)
 
 

@@ -27,7 +27,9 @@ Failures:
   records, and nothing is lost by stopping.
 
 Setting ``stop`` ends a run gracefully: no new POST starts, POSTs in flight finish and
-are recorded, polling stops (accepted batches are polled by the next run).
+are recorded, polling stops (accepted batches are polled by the next run). The job's
+message then says :data:`INTERRUPTED` (its runner was, by Ctrl-C or SIGTERM), and
+"stopped on request" after a stop asked through the journal (``bulk stop``, the TUI's F7).
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ PROGRESS_EVERY = 0.2
 """Seconds between two progress reports (each reads the journal)."""
 STOP_CHECK_EVERY = 0.5
 """Seconds between two looks at the journal for a stop asked by another process."""
+INTERRUPTED = "interrupted"
+"""The message of a job whose run was stopped by its runner, not asked to stop."""
 
 
 @dataclass(frozen=True)
@@ -218,7 +222,7 @@ async def _run_locked(
             try:
                 await run.run()
             except BaseException as exc:
-                why = "interrupted" if isinstance(exc, asyncio.CancelledError) else repr(exc)
+                why = INTERRUPTED if isinstance(exc, asyncio.CancelledError) else repr(exc)
                 # Written at once, on this thread: the loop may be shutting down, and the
                 # state must be said whatever happens next.
                 journal.set_state(job.id, STOPPED, why)
@@ -287,7 +291,7 @@ class _Run:
         await asyncio.gather(*self._reports, return_exceptions=True)
         if self.stop.is_set():
             await self._db(self.journal.set_state, self.job.id, STOPPED,
-                           self.stop_reason or "stopped on request")  # fmt: skip
+                           self.stop_reason or INTERRUPTED)  # fmt: skip
         else:
             await self._db(self.journal.set_state, self.job.id, DONE)
         await self._report()
