@@ -94,6 +94,16 @@ def test_check_of_a_valid_file_exits_0(capsys, tmp_path):
     assert bulk(capsys, "check", str(path))[:2] == (0, f"{path}: 3 records, 3 valid, 0 invalid\n")
 
 
+def test_counts_of_one_are_singular(capsys, tmp_path):
+    path = write_ndjson(tmp_path / "in.ndjson", ["{not json", *agents("ONE", 1)])
+    code, out, _ = bulk(capsys, "check", str(path))
+    assert code == 1 and out.endswith(f"{path}: 2 records, 1 valid, 1 invalid\n")
+    path = write_ndjson(tmp_path / "in.ndjson", agents("ONE", 1))
+    assert bulk(capsys, "check", str(path))[:2] == (0, f"{path}: 1 record, 1 valid, 0 invalid\n")
+    path = write_ndjson(tmp_path / "in.ndjson", ["{not json"] * 21)
+    assert "  and 1 more invalid line\n" in bulk(capsys, "check", str(path))[1]
+
+
 def test_check_shows_the_first_20_bad_lines_then_how_many_more(capsys, tmp_path):
     path = write_ndjson(tmp_path / "in.ndjson", ["{not json"] * 25 + agents("CHECK", 2))
     code, out, _ = bulk(capsys, "check", str(path))

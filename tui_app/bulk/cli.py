@@ -47,6 +47,7 @@ from tui_app.bulk.source import SourceError
 from tui_app.bulk.worker import WorkerFailed, look, spawn, work
 from tui_app.config import ConfigError, Environment, config_path, load_config
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH
+from tui_app.words import counted
 
 PLAIN_EVERY = 3.0
 """Seconds between progress lines when the output is not a terminal."""
@@ -109,14 +110,16 @@ def _check(args: argparse.Namespace) -> int:
     for problem in found.problems:
         print(f"  line {problem.line}: {'; '.join(problem.errors)}")
     if found.invalid > len(found.problems):
-        print(f"  and {found.invalid - len(found.problems):,} more invalid lines")
-    print(f"{found.path}: {found.records:,} records, {found.valid:,} valid, "
+        print(f"  and {counted(found.invalid - len(found.problems), 'more invalid line')}")
+    print(f"{found.path}: {counted(found.records, 'record')}, {found.valid:,} valid, "
           f"{found.invalid:,} invalid")  # fmt: skip
     return 0 if found.records and not found.invalid else 1
 
 
 def _checking(found: Preflight) -> str:
-    return f"checking {found.path.name}: {found.records:,} records, {found.invalid:,} invalid"
+    return (
+        f"checking {found.path.name}: {counted(found.records, 'record')}, {found.invalid:,} invalid"
+    )
 
 
 def _submit(journal: Journal, args: argparse.Namespace) -> int:
@@ -151,7 +154,7 @@ def _resume(journal: Journal, args: argparse.Namespace) -> int:
     _check_report(args, job.path)
     if job.finished:
         _say(f"job {job.id} is already done"
-             + (f"; {job.counts.retryable:,} retryable failures: producer-tui bulk retry "
+             + (f"; {counted(job.counts.retryable, 'retryable failure')}: producer-tui bulk retry "
                 f"{job.id}" if job.counts.retryable else ""))  # fmt: skip
         return _outcome(journal, job, args)
     return _carry_on(journal, job, env, args)
@@ -166,7 +169,7 @@ def _retry(journal: Journal, args: argparse.Namespace) -> int:
     if not again:
         _say(f"job {job.id} has no retryable failure nor unknown outcome to send again")
         return _outcome(journal, journal.job(job.id), args)
-    _say(f"job {job.id}: {again:,} lines to send again")
+    _say(f"job {job.id}: {counted(again, 'line')} to send again")
     return _carry_on(journal, journal.job(job.id), env, args)
 
 
@@ -222,7 +225,7 @@ def _outcome(journal: Journal, job: Job, args: argparse.Namespace) -> int:
     if getattr(args, "report", None):
         report = write_report(journal, job.id, Path(args.report),
                               overwrite=getattr(args, "force", False))  # fmt: skip
-        _say(f"report: {report.csv_path}; {report.failed_lines} lines to fix in "
+        _say(f"report: {report.csv_path}; {counted(report.failed_lines, 'line')} to fix in "
              f"{report.failed_path}")  # fmt: skip
     return 0 if job.finished and job.counts.all_succeeded else 1
 
@@ -238,7 +241,7 @@ def _print_problems(journal: Journal, job: Job, stream: TextIO) -> None:
         print(f"  and {total - SHOWN_PROBLEMS:,} more: producer-tui bulk report {job.id} "
               "--out report.csv", file=stream)  # fmt: skip
     if c.unknown:
-        print(f"  {c.unknown:,} lines of unknown outcome: producer-tui bulk verify {job.id}",
+        print(f"  {counted(c.unknown, 'line')} of unknown outcome: producer-tui bulk verify {job.id}",
               file=stream)  # fmt: skip
 
 
@@ -358,7 +361,7 @@ def _verify(journal: Journal, args: argparse.Namespace) -> int:
     except ClientError as exc:
         _say(f"cannot verify job {job.id}: {exc}; run it again later")
         return 3
-    print(f"job {job.id}: {done.total:,} lines verified: {done.completed:,} completed, "
+    print(f"job {job.id}: {counted(done.total, 'line')} verified: {done.completed:,} completed, "
           f"{done.failed:,} failed, {done.superseded:,} superseded")  # fmt: skip
     return 0 if not done.failed else 1
 
@@ -366,8 +369,8 @@ def _verify(journal: Journal, args: argparse.Namespace) -> int:
 def _report(journal: Journal, args: argparse.Namespace) -> int:
     failed = Path(args.failed) if args.failed else None
     report = write_report(journal, args.job, Path(args.out), failed, overwrite=args.force)
-    print(f"{report.csv_path}: {report.rows} lines")
-    print(f"{report.failed_path}: {report.failed_lines} failed or invalid lines to fix")
+    print(f"{report.csv_path}: {counted(report.rows, 'line')}")
+    print(f"{report.failed_path}: {counted(report.failed_lines, 'failed or invalid line')} to fix")
     return 0
 
 
