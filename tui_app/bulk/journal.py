@@ -715,7 +715,8 @@ class Journal:
     ) -> Batch | None:
         """Form a new OPEN batch of up to ``size`` lines that are due to be sent, oldest
         line first, together under ``max_bytes`` once enveloped (a line over it alone is
-        taken alone); None when fewer than ``min_size`` are due."""
+        taken alone); None when fewer than ``min_size`` are due. The first batch of a job
+        ends its VALIDATING state: lines go out while the file is still read."""
         with self._db.transaction() as conn:
             rows = conn.execute(
                 f"SELECT {_BATCH_LINE} FROM lines INDEXED BY lines_to_send"
@@ -736,6 +737,12 @@ class Journal:
                 f"UPDATE lines SET state = ?, batch_id = ? WHERE job_id = ?"
                 f" AND line IN ({','.join('?' * len(rows))})",
                 (SENT, batch_id, job_id, *(r["line"] for r in rows)),
+            )
+            # In the batch's own transaction, so that a job never shows as validating with
+            # lines sent, and the run's loop waits on no extra write before it sends.
+            conn.execute(
+                "UPDATE jobs SET state = ?, updated_at = ? WHERE id = ? AND state = ?",
+                (SENDING, stamp, job_id, VALIDATING),
             )
         return Batch(batch_id, None, [BatchLine(*r) for r in rows])
 

@@ -320,7 +320,6 @@ class _Run:
             )  # fmt: skip
             if batch is not None:
                 self._start(tasks, batch)
-                await self._set_state(self._phase(due=True))
                 continue
             self.window.release()
             due = await self._db(self.journal.next_due, self.job.id)
@@ -337,7 +336,8 @@ class _Run:
     def _phase(self, *, due: bool) -> str:
         """The job's state: VALIDATING only while its file is read and nothing has gone out
         yet (the scan is kept just ahead of sending, so the file is read for most of a
-        run); then SENDING while lines are due or the file holds more, else POLLING."""
+        run; the journal makes the job SENDING with its first batch); then SENDING while
+        lines are due or the file holds more, else POLLING."""
         if self.scanning and not self.sending:
             return VALIDATING
         return SENDING if due or self.scanning else POLLING
