@@ -94,6 +94,16 @@ def test_check_of_a_valid_file_exits_0(capsys, tmp_path):
     assert bulk(capsys, "check", str(path))[:2] == (0, f"{path}: 3 records, 3 valid, 0 invalid\n")
 
 
+def test_counts_of_one_are_singular(capsys, tmp_path):
+    path = write_ndjson(tmp_path / "in.ndjson", ["{not json", *agents("ONE", 1)])
+    code, out, _ = bulk(capsys, "check", str(path))
+    assert code == 1 and out.endswith(f"{path}: 2 records, 1 valid, 1 invalid\n")
+    path = write_ndjson(tmp_path / "in.ndjson", agents("ONE", 1))
+    assert bulk(capsys, "check", str(path))[:2] == (0, f"{path}: 1 record, 1 valid, 0 invalid\n")
+    path = write_ndjson(tmp_path / "in.ndjson", ["{not json"] * 21)
+    assert "  and 1 more invalid line\n" in bulk(capsys, "check", str(path))[1]
+
+
 def test_check_shows_the_first_20_bad_lines_then_how_many_more(capsys, tmp_path):
     path = write_ndjson(tmp_path / "in.ndjson", ["{not json"] * 25 + agents("CHECK", 2))
     code, out, _ = bulk(capsys, "check", str(path))
@@ -168,6 +178,25 @@ def test_bad_usage_and_config_problems_exit_2(capsys, served, config_file, tmp_p
     config_file.write_text('active = "served"\n[environments.served\n', encoding="utf-8")
     code, _, err = bulk(capsys, "submit", str(path))
     assert code == 2 and "invalid TOML" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("wait", [("--wait",), ()])
+def test_report_files_refused_leave_no_job_and_send_nothing(capsys, served, tmp_path, wait):
+    path = write_ndjson(tmp_path / "in.ndjson", agents("REFUSED", 2))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "failed.ndjson").write_text("kept\n")
+    for report, words in (
+        (out / "x.csv", "already exists"),
+        (tmp_path / "nowhere" / "x.csv", "there is no folder"),
+        (out, "is a folder"),
+        (tmp_path / "in.ndjson", "input file"),
+    ):
+        code, printed, err = bulk(capsys, "submit", str(path), *wait, "--report", str(report))
+        assert (code, printed) == (2, "") and words in err, err
+    with Journal() as journal:
+        assert journal.jobs() == []
+    assert not set(received(served)) & refs_of(path)
 
 
 def test_every_record_succeeding_exits_0_with_plain_progress(capsys, served, tmp_path):
@@ -246,7 +275,7 @@ def test_on_a_terminal_progress_is_one_redrawn_bar(served, tmp_path):
         progress.end(journal.job(job.id))
     drawn = screen.getvalue()
     assert drawn.startswith("\r[") and drawn.count("\r") == 2 and drawn.endswith("\n")
-    assert "validating (0% of the file)" in drawn
+    assert "0% of the file validated" in drawn
 
 
 # --- surviving a crash, Ctrl-C and the background ----------------------------------------
@@ -328,7 +357,7 @@ def test_ctrl_c_stops_gracefully_and_says_how_to_resume(served, tmp_path):
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 130
-    assert f"Resume it with: producer-tui bulk resume {job_id}" in err
+    assert f"interrupted; job {job_id} is saved. Resume it with: producer-tui bulk resume" in err
     with Journal() as journal:
         job = journal.job(job_id)
         assert job.state == STOPPED and job.counts.completed < 400
@@ -339,6 +368,16 @@ def test_ctrl_c_stops_gracefully_and_says_how_to_resume(served, tmp_path):
     assert resumed.returncode == 0, err
     got = received(served)
     assert all(got[ref] == 1 for ref in refs_of(path))  # nothing twice, nothing lost
+
+
+def test_a_stop_from_another_shell_exits_1_not_as_interrupted(capsys, served, tmp_path):
+    path = write_ndjson(tmp_path / "stop.ndjson", agents("STOPPED", 400))
+    run, job_id = start_cut_short(path)
+    assert bulk(capsys, "stop", job_id)[0] == 0
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 1
+    assert f"job {job_id} stopped: stopped on request. Resume it with" in err
+    assert "interrupted" not in err
 
 
 def test_without_wait_the_job_runs_in_the_background(served, tmp_path):

@@ -30,7 +30,17 @@ from bulk_support import (
 )
 from sandbox_server import serve
 
-from tui_app.bulk.journal import COMPLETED, DONE, FAILED, INVALID, STOPPED, Job, Journal
+from tui_app.bulk.journal import (
+    COMPLETED,
+    DONE,
+    FAILED,
+    INVALID,
+    SENDING,
+    STOPPED,
+    VALIDATING,
+    Job,
+    Journal,
+)
 from tui_app.bulk.pipeline import PROGRESS_EVERY, Settings, create_job, run_job
 from tui_app.bulk.report import write_report
 from tui_app.bulk.source import SourceChanged
@@ -206,6 +216,20 @@ async def test_a_thousand_records_go_in_requests_of_at_most_a_hundred(sandbox, j
     sizes = request_sizes(db, refs)
     assert len(sizes) == 11 and max(sizes) == 100 and sum(sizes) == 1_050
     assert all(received(db)[ref] == 1 for ref in refs)
+
+
+async def test_a_job_is_validating_only_until_its_first_lines_are_sent(sandbox, journal, tmp_path):
+    """The scan is kept just ahead of sending, so a job's file is read for almost all of
+    its run: it said "validating" all that time."""
+    server, _ = sandbox
+    path = write_ndjson(tmp_path / "long.ndjson", agents("PHASE", 1_000))
+    seen: list[Job] = []
+    job = create_job(journal, path, "test", 10)
+    async with fast_client(server.urls) as client:
+        await run_job(journal, job.id, client, FAST, on_progress=seen.append)
+    before = [now.state for now in seen if not now.counts.sent_so_far]
+    after = [now.state for now in seen if now.counts.sent_so_far and not now.scan_done]
+    assert set(before) <= {VALIDATING} and after and set(after) == {SENDING}
 
 
 async def test_injected_failures_are_retried_and_every_record_is_accounted_for(
@@ -460,7 +484,7 @@ async def test_a_stop_request_lets_accepted_requests_be_polled_by_the_next_run(j
 
     async with fake.client() as client:
         job = await run_job(journal, job.id, client, settings, on_progress=progress, stop=stop)
-    assert job.state == STOPPED and job.message == "stopped on request"
+    assert job.state == STOPPED and job.message == "interrupted"  # by its runner
     batches = journal.batch_states(job.id)
     accepted = batches.get("ACCEPTED", 0)
     # Every request that went out is recorded: still to poll, or (progress is reported

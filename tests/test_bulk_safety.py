@@ -17,6 +17,7 @@ from bulk_support import FAST, agent, envelope, write_ndjson
 from sandbox_server import serve
 
 from tui_app.bulk import journal as journal_module
+from tui_app.bulk.checker import checked_chunks
 from tui_app.bulk.journal import (
     COMPLETED,
     DONE,
@@ -191,6 +192,32 @@ async def test_a_record_whose_answer_was_lost_is_unknown_until_verified(plain, j
                                                  COMPLETED]  # fmt: skip
     [fourth] = journal.lines(job.id, after=3, limit=1)
     assert fourth.errors == ["verified: the service holds other data in Demographic"]
+
+
+async def test_a_line_verified_as_never_applied_stays_retryable(plain, journal, tmp_path):
+    server, _ = plain
+    records = [envelope(agent(f"NEVER-{n}", 720_000 + n)) for n in range(3)]
+    path = write_ndjson(tmp_path / "never.ndjson", records)
+    job = create_job(journal, path, "test")
+    for chunk in checked_chunks(path, 100):
+        journal.add_lines(job.id, chunk, done=True)
+    batch = journal.take_batch(job.id, 100, min_size=1, now=time.time())
+    assert batch is not None
+    journal.settle(batch.id, "DONE", [LineUpdate(e.line, UNKNOWN, 3, True, ["lost"])
+                                      for e in batch.lines])  # fmt: skip
+    # Someone else holds the last line's profile with other data: not sent again unasked.
+    other = [envelope(agent("NEVER-2", 720_002, firstName="Zed"))]
+    assert (await run(journal, write_ndjson(tmp_path / "o.ndjson", other),
+                      client(server.urls))).counts.completed == 1  # fmt: skip
+    async with client(server.urls) as api:
+        done = await verify_job(journal, job.id, api)
+    assert (done.completed, done.failed) == (0, 3)
+    lines = list(journal.lines(job.id))
+    assert [(line.state, line.retryable) for line in lines] == [(FAILED, True)] * 2 + [
+        (FAILED, False)
+    ]
+    assert lines[0].errors == ["verified: the service has no profile with this ProfileKey"]
+    assert journal.retry_retryable(job.id) == 2
 
 
 # --- 3. a request too large is split, a record too large is named ------------------------

@@ -136,7 +136,8 @@ def test_a_missing_file_a_folder_and_an_empty_file_are_refused(tmp_path: Path):
     ("content", "words"),
     [
         ('{"a": "é"}\n'.encode("utf-16"), "contains NUL bytes"),
-        ('{"a": "é"}\n'.encode("latin-1"), "is not UTF-8 text \\(byte 8\\)"),
+        ('{"a": "é"}\n'.encode("latin-1"), "line 1 is not UTF-8 text \\(byte 8\\)"),
+        (b'{"a": 1}\n' * 14 + b'{"a": "\xe9"}\n', "line 15 is not UTF-8 text \\(byte 134\\)"),
         (b"\x1f\x8b\x08\x00\xff\xfe", "is not UTF-8 text"),
     ],
 )

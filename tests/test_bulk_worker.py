@@ -273,6 +273,15 @@ def test_no_file_is_replaced_unasked_and_status_filters_by_environment(capsys, s
     assert code == 0 and listed == "no bulk jobs yet in environment elsewhere\n"
 
 
+def test_report_checks_both_files_before_writing_either(capsys, served, tmp_path):
+    path = write_ndjson(tmp_path / "w.ndjson", agents("BOTH", 1))
+    job_id = bulk(capsys, "submit", str(path), "--wait")[1].strip()
+    out = tmp_path / "a.csv"
+    code, _, err = bulk(capsys, "report", job_id, "--out", str(out),
+                        "--failed", str(tmp_path / "nowhere" / "f.ndjson"), "--force")  # fmt: skip
+    assert code == 2 and "there is no folder" in err and not out.exists()
+
+
 def refs_of(path: Path) -> set[str]:
     import json
 

@@ -393,7 +393,8 @@ async def test_unfinished_jobs_from_an_earlier_session_are_offered_and_resume(ui
         question = str(app.screen.query_one(".dialog-text", Static).render())
         assert "1 bulk job did not finish" in question and left.id in question
         assert other_env.id not in question
-        assert "belong to staging" in messages(app)
+        assert ("1 unfinished bulk job belongs to staging; switch environment to resume it."
+                in messages(app))  # fmt: skip
         await pilot.press("y")
         await settle(app, pilot)
         screen = app.screen
@@ -596,7 +597,7 @@ async def test_quitting_says_which_jobs_keep_running(config_file, tmp_path, monk
         spawn(journal, job.id)
         code = "from tui_app.cli import _say_running_jobs; _say_running_jobs()"
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-        assert out.stdout == "1 bulk job keeps running; `producer-tui bulk status` shows them.\n"
+        assert out.stdout == "1 bulk job keeps running; `producer-tui bulk status` shows it.\n"
         journal.request_stop(job.id)
         for _ in range(200):
             if not journal.is_running(job.id):

@@ -16,6 +16,7 @@ from tui_app.bulk.commands import add_bulk_parser
 from tui_app.shell.parsers import COMMANDS as SHELL_COMMANDS
 from tui_app.shell.parsers import add_parsers
 from tui_app.watch.commands import add_watch_parser
+from tui_app.words import counted
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -219,10 +220,10 @@ def _say_running_jobs() -> None:
     except (JournalError, OSError):
         return
     if running:
-        n = len(running)
+        one = len(running) == 1
         print(
-            f"{n} bulk job{'s' * (n != 1)} keep{'s' * (n == 1)} running; "
-            "`producer-tui bulk status` shows them."
+            f"{counted(len(running), 'bulk job')} keep{'s' * one} running; "
+            f"`producer-tui bulk status` shows {'it' if one else 'them'}."
         )
 
 

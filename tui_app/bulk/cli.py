@@ -40,13 +40,14 @@ from tui_app.bulk.journal import (
     JournalError,
     UnknownJob,
 )
-from tui_app.bulk.pipeline import create_job
+from tui_app.bulk.pipeline import INTERRUPTED, create_job
 from tui_app.bulk.preflight import Preflight, preflight
-from tui_app.bulk.report import ReportExists, refuse_existing, write_report
+from tui_app.bulk.report import ReportExists, check_outputs, write_report
 from tui_app.bulk.source import SourceError
 from tui_app.bulk.worker import WorkerFailed, look, spawn, work
 from tui_app.config import ConfigError, Environment, config_path, load_config
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH
+from tui_app.words import counted
 
 PLAIN_EVERY = 3.0
 """Seconds between progress lines when the output is not a terminal."""
@@ -109,14 +110,16 @@ def _check(args: argparse.Namespace) -> int:
     for problem in found.problems:
         print(f"  line {problem.line}: {'; '.join(problem.errors)}")
     if found.invalid > len(found.problems):
-        print(f"  and {found.invalid - len(found.problems):,} more invalid lines")
-    print(f"{found.path}: {found.records:,} records, {found.valid:,} valid, "
+        print(f"  and {counted(found.invalid - len(found.problems), 'more invalid line')}")
+    print(f"{found.path}: {counted(found.records, 'record')}, {found.valid:,} valid, "
           f"{found.invalid:,} invalid")  # fmt: skip
     return 0 if found.records and not found.invalid else 1
 
 
 def _checking(found: Preflight) -> str:
-    return f"checking {found.path.name}: {found.records:,} records, {found.invalid:,} invalid"
+    return (
+        f"checking {found.path.name}: {counted(found.records, 'record')}, {found.invalid:,} invalid"
+    )
 
 
 def _submit(journal: Journal, args: argparse.Namespace) -> int:
@@ -124,6 +127,7 @@ def _submit(journal: Journal, args: argparse.Namespace) -> int:
     if not 1 <= args.batch_size <= MAX_RECOMMENDED_BATCH:
         raise _Usage(f"--batch-size must be between 1 and {MAX_RECOMMENDED_BATCH}")
     limit = args.max_request_bytes or env.bulk_max_request_bytes
+    _check_report(args, Path(args.file))
     job = create_job(journal, Path(args.file), env_name, args.batch_size, limit)
     print(job.id, flush=True)
     return _carry_on(journal, job, env, args)
@@ -137,11 +141,20 @@ def _job_and_env(journal: Journal, args: argparse.Namespace) -> tuple[Job, Envir
     return job, _environment(job.env)[1]
 
 
+def _check_report(args: argparse.Namespace, source: Path) -> None:
+    """Refuse ``--report`` files that could not be written now, not after the job ran: a
+    refusal leaves no job behind, changes none, sends nothing."""
+    if args.report:
+        report = Path(args.report)
+        check_outputs(source, report, report.with_name("failed.ndjson"), overwrite=args.force)
+
+
 def _resume(journal: Journal, args: argparse.Namespace) -> int:
     job, env = _job_and_env(journal, args)
+    _check_report(args, job.path)
     if job.finished:
         _say(f"job {job.id} is already done"
-             + (f"; {job.counts.retryable:,} retryable failures: producer-tui bulk retry "
+             + (f"; {counted(job.counts.retryable, 'retryable failure')}: producer-tui bulk retry "
                 f"{job.id}" if job.counts.retryable else ""))  # fmt: skip
         return _outcome(journal, job, args)
     return _carry_on(journal, job, env, args)
@@ -151,24 +164,24 @@ def _retry(journal: Journal, args: argparse.Namespace) -> int:
     job, env = _job_and_env(journal, args)
     if look(journal, job.id).running:
         raise _Usage(f"job {job.id} is running: retry its failures once it ends")
+    _check_report(args, job.path)
     again = journal.retry_retryable(job.id)
     if not again:
         _say(f"job {job.id} has no retryable failure nor unknown outcome to send again")
         return _outcome(journal, journal.job(job.id), args)
-    _say(f"job {job.id}: {again:,} lines to send again")
+    _say(f"job {job.id}: {counted(again, 'line')} to send again")
     return _carry_on(journal, journal.job(job.id), env, args)
 
 
 def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Namespace) -> int:
     report = Path(args.report) if args.report else None
-    if report is not None and not args.force:
-        refuse_existing(report, report.with_name("failed.ndjson"))
     if not args.wait:
         log = spawn(journal, job.id, concurrency=args.concurrency, report=report)
         _say(f"job {job.id} runs in the background (log: {log}); "
              f"follow it with: producer-tui bulk status {job.id} --follow")  # fmt: skip
         return 0
     resume = f"Resume it with: producer-tui bulk resume {job.id}"
+    interrupted = f"interrupted; job {job.id} is saved. {resume}"
     if journal.is_running(job.id):
         raise JobBusy(f"bulk job {job.id} is already running in another process")
     journal.request_stop(job.id, False)
@@ -176,14 +189,17 @@ def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Names
     try:
         job = asyncio.run(work(journal, job.id, env, concurrency=args.concurrency,
                                on_progress=progress.update))  # fmt: skip
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except (KeyboardInterrupt, asyncio.CancelledError):  # a second Ctrl-C: at once
         progress.end()
-        _say(f"interrupted; job {job.id} is saved. {resume}")
+        _say(interrupted)
         return 130
     progress.end(job)
-    if job.state != DONE:
+    if job.state != DONE and job.message == INTERRUPTED:  # Ctrl-C, handled gracefully
+        _say(interrupted)
+        return 130
+    if job.state != DONE:  # bulk stop from elsewhere, or the service made it stop
         _say(f"job {job.id} stopped: {job.message}. {resume}")
-        return 130 if job.message == "stopped on request" else 1
+        return 1
     return _outcome(journal, job, args)
 
 
@@ -209,7 +225,7 @@ def _outcome(journal: Journal, job: Job, args: argparse.Namespace) -> int:
     if getattr(args, "report", None):
         report = write_report(journal, job.id, Path(args.report),
                               overwrite=getattr(args, "force", False))  # fmt: skip
-        _say(f"report: {report.csv_path}; {report.failed_lines} lines to fix in "
+        _say(f"report: {report.csv_path}; {counted(report.failed_lines, 'line')} to fix in "
              f"{report.failed_path}")  # fmt: skip
     return 0 if job.finished and job.counts.all_succeeded else 1
 
@@ -225,7 +241,7 @@ def _print_problems(journal: Journal, job: Job, stream: TextIO) -> None:
         print(f"  and {total - SHOWN_PROBLEMS:,} more: producer-tui bulk report {job.id} "
               "--out report.csv", file=stream)  # fmt: skip
     if c.unknown:
-        print(f"  {c.unknown:,} lines of unknown outcome: producer-tui bulk verify {job.id}",
+        print(f"  {counted(c.unknown, 'line')} of unknown outcome: producer-tui bulk verify {job.id}",
               file=stream)  # fmt: skip
 
 
@@ -345,7 +361,7 @@ def _verify(journal: Journal, args: argparse.Namespace) -> int:
     except ClientError as exc:
         _say(f"cannot verify job {job.id}: {exc}; run it again later")
         return 3
-    print(f"job {job.id}: {done.total:,} lines verified: {done.completed:,} completed, "
+    print(f"job {job.id}: {counted(done.total, 'line')} verified: {done.completed:,} completed, "
           f"{done.failed:,} failed, {done.superseded:,} superseded")  # fmt: skip
     return 0 if not done.failed else 1
 
@@ -353,8 +369,8 @@ def _verify(journal: Journal, args: argparse.Namespace) -> int:
 def _report(journal: Journal, args: argparse.Namespace) -> int:
     failed = Path(args.failed) if args.failed else None
     report = write_report(journal, args.job, Path(args.out), failed, overwrite=args.force)
-    print(f"{report.csv_path}: {report.rows} lines")
-    print(f"{report.failed_path}: {report.failed_lines} failed or invalid lines to fix")
+    print(f"{report.csv_path}: {counted(report.rows, 'line')}")
+    print(f"{report.failed_path}: {counted(report.failed_lines, 'failed or invalid line')} to fix")
     return 0
 
 
@@ -368,8 +384,8 @@ def _summary(job: Job) -> str:
         f"invalid {c.invalid}"
     )
     text = ", ".join([text, *c.others()])
-    if not job.scan_done:
-        text = f"validating ({job.share_read:.0%} of the file), " + text
+    if not job.scan_done:  # a fact, not the job's state: lines go out while it is read
+        text = f"{job.share_read:.0%} of the file validated, " + text
     return text
 
 

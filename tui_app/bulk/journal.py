@@ -66,8 +66,8 @@ if TYPE_CHECKING:
     from tui_app.bulk.source import Checked
 
 # Job states. A job is resumable in every state but DONE.
-VALIDATING = "VALIDATING"  # lines are being validated (requests may already be going out)
-SENDING = "SENDING"  # every line is validated; some still wait to be sent
+VALIDATING = "VALIDATING"  # the file is being validated; nothing has been sent yet
+SENDING = "SENDING"  # lines are being sent (the file may still be being validated)
 POLLING = "POLLING"  # everything is sent; results are awaited
 DONE = "DONE"  # every line is INVALID, COMPLETED or FAILED
 STOPPED = "STOPPED"  # the last run stopped early; ``message`` says why
@@ -715,7 +715,8 @@ class Journal:
     ) -> Batch | None:
         """Form a new OPEN batch of up to ``size`` lines that are due to be sent, oldest
         line first, together under ``max_bytes`` once enveloped (a line over it alone is
-        taken alone); None when fewer than ``min_size`` are due."""
+        taken alone); None when fewer than ``min_size`` are due. The first batch of a job
+        ends its VALIDATING state: lines go out while the file is still read."""
         with self._db.transaction() as conn:
             rows = conn.execute(
                 f"SELECT {_BATCH_LINE} FROM lines INDEXED BY lines_to_send"
@@ -736,6 +737,12 @@ class Journal:
                 f"UPDATE lines SET state = ?, batch_id = ? WHERE job_id = ?"
                 f" AND line IN ({','.join('?' * len(rows))})",
                 (SENT, batch_id, job_id, *(r["line"] for r in rows)),
+            )
+            # In the batch's own transaction, so that a job never shows as validating with
+            # lines sent, and the run's loop waits on no extra write before it sends.
+            conn.execute(
+                "UPDATE jobs SET state = ?, updated_at = ? WHERE id = ? AND state = ?",
+                (SENDING, stamp, job_id, VALIDATING),
             )
         return Batch(batch_id, None, [BatchLine(*r) for r in rows])
 
@@ -972,15 +979,15 @@ class Journal:
                  "carries newer data"]), job_id, line, UNKNOWN),
             )  # fmt: skip
 
-    def settle_verified(self, job_id: str, outcomes: Iterable[tuple[int, bool, str]]) -> None:
+    def settle_verified(self, job_id: str, outcomes: Iterable[tuple[int, bool, bool, str]]) -> None:
         """Settle UNKNOWN lines after reading their profiles back: (line, found as sent,
-        what was found)."""
+        whether sending it again is safe, what was found)."""
         with self._db.transaction() as conn:
             conn.executemany(
-                "UPDATE lines SET state = ?, retryable = 0, errors = ?"
+                "UPDATE lines SET state = ?, retryable = ?, errors = ?"
                 " WHERE job_id = ? AND line = ? AND state = ?",
-                [(COMPLETED if same else FAILED, json.dumps([] if same else [why]), job_id,
-                  line, UNKNOWN) for line, same, why in outcomes],
+                [(COMPLETED if same else FAILED, int(retry), json.dumps([] if same else [why]),
+                  job_id, line, UNKNOWN) for line, same, retry, why in outcomes],
             )  # fmt: skip
 
 

@@ -27,7 +27,9 @@ Failures:
   records, and nothing is lost by stopping.
 
 Setting ``stop`` ends a run gracefully: no new POST starts, POSTs in flight finish and
-are recorded, polling stops (accepted batches are polled by the next run).
+are recorded, polling stops (accepted batches are polled by the next run). The job's
+message then says :data:`INTERRUPTED` (its runner was, by Ctrl-C or SIGTERM), and
+"stopped on request" after a stop asked through the journal (``bulk stop``, the TUI's F7).
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ PROGRESS_EVERY = 0.2
 """Seconds between two progress reports (each reads the journal)."""
 STOP_CHECK_EVERY = 0.5
 """Seconds between two looks at the journal for a stop asked by another process."""
+INTERRUPTED = "interrupted"
+"""The message of a job whose run was stopped by its runner, not asked to stop."""
 
 
 @dataclass(frozen=True)
@@ -218,7 +222,7 @@ async def _run_locked(
             try:
                 await run.run()
             except BaseException as exc:
-                why = "interrupted" if isinstance(exc, asyncio.CancelledError) else repr(exc)
+                why = INTERRUPTED if isinstance(exc, asyncio.CancelledError) else repr(exc)
                 # Written at once, on this thread: the loop may be shutting down, and the
                 # state must be said whatever happens next.
                 journal.set_state(job.id, STOPPED, why)
@@ -257,6 +261,7 @@ class _Run:
         self.window = asyncio.Semaphore(4 * settings.concurrency)
         self.changed = asyncio.Event()  # a batch finished or more lines were validated
         self.scanning = not job.scan_done
+        self.sending = job.counts.sent_so_far > 0  # lines went out, in this run or before
         self.active = 0  # batch tasks running
         self.state: str | None = None
         self.max_bytes = job.max_bytes
@@ -269,8 +274,7 @@ class _Run:
     # --- the run --------------------------------------------------------------------
 
     async def run(self) -> None:
-        await self._db(self.journal.set_state, self.job.id,
-                       VALIDATING if self.scanning else SENDING)  # fmt: skip
+        await self._db(self.journal.set_state, self.job.id, self._phase(due=True))
         watcher = asyncio.create_task(self._watch_for_stop())
         try:
             async with asyncio.TaskGroup() as tasks:
@@ -287,7 +291,7 @@ class _Run:
         await asyncio.gather(*self._reports, return_exceptions=True)
         if self.stop.is_set():
             await self._db(self.journal.set_state, self.job.id, STOPPED,
-                           self.stop_reason or "stopped on request")  # fmt: skip
+                           self.stop_reason or INTERRUPTED)  # fmt: skip
         else:
             await self._db(self.journal.set_state, self.job.id, DONE)
         await self._report()
@@ -321,15 +325,22 @@ class _Run:
             due = await self._db(self.journal.next_due, self.job.id)
             if due is None and not self.scanning and not self.active:
                 return
-            await self._set_state(
-                VALIDATING if self.scanning else SENDING if due is not None else POLLING
-            )
+            await self._set_state(self._phase(due=due is not None))
             wait = None if due is None else due - time.time()
             if wait is not None and wait <= 0:
                 if not self.scanning:
                     continue  # it became due just now
                 wait = None  # due, but too few for a batch: wait for the file's next lines
             await self._wait_for_change(wait)
+
+    def _phase(self, *, due: bool) -> str:
+        """The job's state: VALIDATING only while its file is read and nothing has gone out
+        yet (the scan is kept just ahead of sending, so the file is read for most of a
+        run; the journal makes the job SENDING with its first batch); then SENDING while
+        lines are due or the file holds more, else POLLING."""
+        if self.scanning and not self.sending:
+            return VALIDATING
+        return SENDING if due or self.scanning else POLLING
 
     async def _wait_for_change(self, timeout: float | None) -> None:
         waits = [
@@ -344,6 +355,7 @@ class _Run:
 
     def _start(self, tasks: asyncio.TaskGroup, batch: Batch) -> None:
         self.active += 1
+        self.sending = True
         tasks.create_task(self._follow(batch))
 
     async def _follow(self, batch: Batch) -> None:

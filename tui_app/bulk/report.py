@@ -7,6 +7,7 @@ written in constant memory.
 from __future__ import annotations
 
 import csv
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,16 +53,12 @@ def write_report(
     default): the original text of every FAILED and INVALID line, ready to be fixed and
     submitted again. Lines not finished yet show their current state as the outcome.
     Both are created 0600 (they hold personal data); CSV cells that would start a formula
-    are neutralised. Raises :class:`~tui_app.bulk.source.SourceChanged` if the input file
-    changed (its lines could no longer be copied faithfully),
-    :class:`~tui_app.bulk.source.SourceError` if an output path is the input file,
-    :class:`ReportExists` if one exists and ``overwrite`` is false; ``OSError`` if a
-    file cannot be written."""
+    are neutralised. Raises as :func:`check_outputs` does, before writing either file;
+    :class:`~tui_app.bulk.source.SourceChanged` if the input file changed (its lines could
+    no longer be copied faithfully); ``OSError`` if a file cannot be written all the same."""
     job = journal.job(job_id)
     failed = failed or out.with_name("failed.ndjson")
-    _refuse_input(job.path, out, failed)
-    if not overwrite:
-        refuse_existing(out, failed)
+    check_outputs(job.path, out, failed, overwrite=overwrite)
     verify_unchanged(job.path, job.fingerprint)
     rows = 0
     with open_private(out, "w", newline="", encoding="utf-8") as file:
@@ -90,24 +87,29 @@ def write_failed(journal: Journal, job_id: str, out: Path, *, overwrite: bool = 
     :func:`write_report` writes beside its CSV), and return how many lines it holds.
     Raises as :func:`write_report` does."""
     job = journal.job(job_id)
-    _refuse_input(job.path, out)
-    if not overwrite:
-        refuse_existing(out)
+    check_outputs(job.path, out, overwrite=overwrite)
     verify_unchanged(job.path, job.fingerprint)
     return _copy_failed(journal, job.id, job.path, out)
 
 
-def _refuse_input(source_path: Path, *outputs: Path) -> None:
-    """Writing over the job's input file would destroy what the report is about."""
+def check_outputs(source_path: Path, *outputs: Path, overwrite: bool = False) -> None:
+    """Refuse output paths that could not all be written, before anything is (or, for a
+    job's ``--report``, before the job is created or sent): a
+    :class:`~tui_app.bulk.source.SourceError` for the job's input file (writing over it
+    would destroy what the report is about), a folder, or a folder missing or not writable
+    to write in; :class:`ReportExists` if one exists and ``overwrite`` is false."""
     for out in outputs:
+        folder = out.parent
         if out.resolve() == source_path.resolve():
             raise SourceError(f"{out} is the job's input file: save the report under another name")
-
-
-def refuse_existing(*outputs: Path) -> None:
-    """Raise :class:`ReportExists` if any of ``outputs`` exists."""
+        if out.is_dir():
+            raise SourceError(f"{out} is a folder: name a file")
+        if not folder.is_dir():
+            raise SourceError(f"{out}: there is no folder {folder} to write it in")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise SourceError(f"{out}: the folder {folder} is not writable")
     existing = [str(out) for out in outputs if out.exists()]
-    if existing:
+    if existing and not overwrite:
         raise ReportExists(f"{', '.join(existing)} already exist{'s' * (len(existing) == 1)}: "
                            "name other files, or replace them (--force)")  # fmt: skip
 

@@ -92,8 +92,9 @@ def _check_text(path: Path, head: bytes, truncated: bool) -> None:
     except UnicodeDecodeError as exc:
         # A multi-byte character cut by the end of the sample is not an error.
         if not (truncated and exc.reason == "unexpected end of data"):
+            line = head.count(b"\n", 0, exc.start) + 1  # so it can be found in an editor
             raise SourceError(
-                f"{path} is not UTF-8 text (byte {exc.start + 1}); save it as UTF-8"
+                f"{path}: line {line} is not UTF-8 text (byte {exc.start + 1}); save it as UTF-8"
             ) from None
 
 

@@ -3,9 +3,13 @@
 A line ends ``UNKNOWN`` when a request holding it may have been imported though its answer
 was lost, and its later sends failed only transiently. The export of its profile says
 what the service holds: the same data as the line (every section the line carries, and
-its Ssn or Tin) settles it COMPLETED; other data, or no such profile, FAILED. A line that
-a later line of the same profile follows is SUPERSEDED: the service should hold the later
-data, so comparing it with this line says nothing.
+its Ssn or Tin) settles it COMPLETED; other data, or no such profile, FAILED. Only a line
+of which the service has no profile stays retryable: it was never applied, so a retry
+sends it as it would have before. One whose profile holds other data does not: that data
+may have been written by someone else after the line was applied, and a retry would put
+the line's older data over it unasked. A line that a later line of the same profile
+follows is SUPERSEDED: the service should hold the later data, so comparing it with this
+line says nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from tui_app.contract.errors import ContractError
 from tui_app.contract.profile_sets import PROFILE_DATA_SETS, record_from_data_sets
 
 PAGE = 100
+NO_PROFILE = "verified: the service has no profile with this ProfileKey"
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,7 @@ async def verify_job(
                     done = Verified(done.completed, done.failed, done.superseded + 1)
                     continue
                 same, why = await _compare(client, record) if record else (False, "unreadable")
-                outcomes.append((line, same, why))
+                outcomes.append((line, same, why == NO_PROFILE, why))
                 done = Verified(done.completed + same, done.failed + (not same), done.superseded)
             await asyncio.to_thread(journal.settle_verified, job.id, outcomes)
             if on_progress is not None:
@@ -89,7 +94,7 @@ async def _compare(client: RegistryClient, sent: Record) -> tuple[bool, str]:
         else:
             answer = await client.export_agency(request)
     except NotFound:
-        return False, "verified: the service has no profile with this ProfileKey"
+        return False, NO_PROFILE
     try:
         held = record_from_data_sets(kind, answer.dataSets or [])
     except ContractError as exc:

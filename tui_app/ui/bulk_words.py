@@ -18,6 +18,7 @@ from tui_app.bulk.journal import (
     LineOutcome,
 )
 from tui_app.bulk.preflight import Preflight
+from tui_app.words import counted
 
 
 def progress_text(job: Job, width: int = 8) -> str:
@@ -33,8 +34,8 @@ def counts_words(job: Job) -> str:
         f"{c.invalid:,} invalid; sent {c.sent_so_far:,} of {c.valid:,} valid"
     )
     text = ", ".join([text, *c.others()])
-    if not job.scan_done:
-        text = f"validating: {job.share_read:.0%} of the file read; " + text
+    if not job.scan_done:  # a fact, not the job's state: lines go out while it is read
+        text = f"{job.share_read:.0%} of the file validated; " + text
     return text
 
 
@@ -76,7 +77,9 @@ def preflight_text(found: Preflight, submitted: str | None = None) -> Text:
         text.append(f"  checking… {found.share:.0%} read: ")
     else:
         text.append("  checked: ")
-    text.append(f"{found.records:,} records, {found.valid:,} valid, {found.invalid:,} invalid")
+    text.append(
+        f"{counted(found.records, 'record')}, {found.valid:,} valid, {found.invalid:,} invalid"
+    )
     if submitted is not None:
         text.append(f"\n✓ Submitted as job {submitted}: it runs in the background, and keeps "
                     "running if you quit or lose the connection.")  # fmt: skip
@@ -95,5 +98,7 @@ def preflight_text(found: Preflight, submitted: str | None = None) -> Text:
         text.append(clip("; ".join(problem.errors), 100))
     more = found.invalid - len(found.problems)
     if found.done and more > 0:
-        text.append(f"\n  … and {more:,} more invalid lines (all of them in the job's details).")
+        text.append(
+            f"\n  … and {counted(more, 'more invalid line')} (all of them in the job's details)."
+        )
     return text

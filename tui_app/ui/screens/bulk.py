@@ -42,6 +42,7 @@ from tui_app.ui.bulk_words import (
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.widgets.bulk_path import PathInput
+from tui_app.words import counted
 
 REFRESH_EVERY = 0.5
 """Seconds between two reads of the journal for the jobs table."""
@@ -314,8 +315,9 @@ class BulkScreen(AreaScreen):
         others = sorted({s.job.env for s in unfinished if s.job.env != env})
         if others:
             n = len(unfinished) - len(here)
-            self.notify(f"{n} unfinished bulk job{'s' * (n != 1)} belong to "
-                        f"{', '.join(others)}; switch environment to resume them.")  # fmt: skip
+            self.notify(f"{counted(n, 'unfinished bulk job')} belong{'s' * (n == 1)} to "
+                        f"{', '.join(others)}; switch environment to resume "
+                        f"{'it' if n == 1 else 'them'}.")  # fmt: skip
         if not here:
             return
         listing = "\n".join(f"  {s.job.id}  {clip(s.job.path.name, 24)}: "

@@ -39,6 +39,7 @@ from tui_app.ui.screens.dialogs import PathScreen, may_replace
 from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.status_bar import StatusBar
+from tui_app.words import counted
 
 REFRESH_EVERY = 1.0
 PAGE_SIZE = 100
@@ -260,7 +261,7 @@ class BulkJobScreen(ProducerScreen):
         except (SourceError, JournalError, OSError) as exc:
             self.notify(str(exc), title=title, severity="error", timeout=10)
             return
-        self.notify(f"{done.total:,} lines verified: {done.completed:,} completed, "
+        self.notify(f"{counted(done.total, 'line')} verified: {done.completed:,} completed, "
                     f"{done.failed:,} failed, {done.superseded:,} superseded.", title=title)  # fmt: skip
         # The counts this screen last read may already be the verified ones (the lines
         # turned UNKNOWN and back between two reads), so they cannot tell: reload.
@@ -319,4 +320,5 @@ class BulkJobScreen(ProducerScreen):
             self.notify(f"Cannot write {exc.filename or out}: {exc.strerror or exc}",
                         title="Lines not saved", severity="error")  # fmt: skip
             return
-        self.notify(f"{count:,} lines to fix and submit again: {out}", title="Failed lines saved")
+        self.notify(f"{counted(count, 'line')} to fix and submit again: {out}",
+                    title="Failed lines saved")  # fmt: skip
