@@ -174,6 +174,28 @@ async def test_a_large_files_pre_flight_validates_off_the_apps_interpreter(
         assert started == [(0, 2), (1, 2)]
 
 
+async def test_a_checks_bad_lines_can_be_read_on_a_small_terminal(ui_app, tmp_path):
+    """Seen at 80x24: the panel showed two lines of a check with 8 bad lines, none of them,
+    and nothing reached it to scroll."""
+    path = write_lines(tmp_path / "bad.ndjson", ["{not json"] * 8 + [agent_line(9)])
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(path)
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: screen.checked is not None, "the pre-flight")
+        await pilot.pause()
+        box = screen.query_one("#bulk-preflight-box")
+        assert box.max_scroll_y > 0  # more than it shows at once
+        await pilot.press("f2", "tab")  # from the path, Tab reaches the panel
+        assert app.focused is box
+        await pilot.press("end")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y
+        visible = box.region.intersection(app.screen.region)
+        assert "line 8:" in text_of(screen, "#bulk-preflight") and visible.height > 3
+
+
 async def test_a_file_is_checked_submitted_and_followed_to_the_end(ui_app, tmp_path):
     path = mixed_file(tmp_path)
     app = ui_app()
@@ -352,7 +374,7 @@ async def test_a_bad_path_gives_a_clear_message(ui_app, tmp_path):
         assert f"✗ Cannot use this file: {tmp_path / 'nowhere.ndjson'}: no such file" in str(
             panel.render()
         )
-        assert panel.has_class("-error")
+        assert screen.query_one("#bulk-preflight-box").has_class("-error")
         await pilot.press("f5")
         await settle(app, pilot)
         assert "✗ Cannot submit:" in text_of(screen, "#bulk-preflight")

@@ -4,6 +4,7 @@ in the palette, a new search or environment leaves nothing stale behind."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.widgets import DataTable, Input, Static, TabbedContent
 from ui_support import SIZE, settle, shown
 
@@ -58,6 +59,28 @@ async def test_esc_leaves_the_field_so_the_next_area_key_is_a_command(ui_app):
             await area(app, pilot, next_key)
             assert app.current_mode == next_mode
             assert box.value == "2 Changed Ave"  # the key was a command, not a character
+
+
+def keys_at_once(app, *keys: str) -> None:
+    """Queue ``keys`` as a terminal delivers keys typed or pasted quickly: all before the
+    app handles the first (``pilot.press`` waits for each in turn)."""
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+async def test_keys_typed_at_once_follow_the_focus_a_key_moves(ui_app):
+    """Seen: F2 and a path typed straight after it went to the jobs table (its letters are
+    commands there): focus moved a moment after the key that moved it."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for area_key, key, field in [("4", "f2", "#bulk-path"), ("7", "f2", "#watch-add"),
+                                     ("1", "f3", "#npn")]:  # fmt: skip
+            await pilot.press("escape")  # out of the last area's field
+            await area(app, pilot, area_key)
+            keys_at_once(app, key, "1", "2")
+            await pilot.pause()
+            assert app.screen.query_one(field, Input).value == "12", field
 
 
 async def test_a_second_esc_backs_out_of_the_record_and_the_filter(ui_app):

@@ -22,8 +22,9 @@ from pathlib import Path
 from tui_app.bulk.checker import available_cores, checked_chunks
 from tui_app.bulk.source import inspect_file
 
-FIRST_PROBLEMS = 5
-"""Problems kept for the summary; the rest are only counted."""
+FIRST_PROBLEMS = 20
+"""Problems kept for the summary (the TUI's panel scrolls through them); the rest are only
+counted."""
 PROGRESS_EVERY = 2000
 """Lines between two progress reports."""
 

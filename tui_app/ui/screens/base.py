@@ -97,7 +97,7 @@ class AreaScreen(ProducerScreen):
         if isinstance(focused, TEXT_FIELDS):
             home = self.field_home(focused)
             if home is not None:
-                home.focus()
+                self.set_focus(home)
                 return
         self.back_out()
 

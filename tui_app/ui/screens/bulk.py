@@ -22,7 +22,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.notifications import SeverityLevel
 from textual.widgets import Button, DataTable, Label, ProgressBar, Static
 
@@ -65,11 +65,13 @@ class BulkScreen(AreaScreen):
     AREA = "Bulk"
     # The jobs table, not the path field, has the focus at first: 1-6 and ? work at once.
     AUTO_FOCUS = "#bulk-jobs"
+    # Keys that move the focus are priority bindings: handled as they arrive, so keys typed
+    # straight after them (a pasted path) follow the focus instead of the old widget.
     # fmt: off
     BINDINGS = [
-        Binding("f2", "pick_file", "Pick file", tooltip="Type the path of an NDJSON file", id="bulk.pick"),
+        Binding("f2", "pick_file", "Pick file", tooltip="Type the path of an NDJSON file", id="bulk.pick", priority=True),
         Binding("f3", "check", "Check", tooltip="Count its valid and invalid records", id="bulk.check"),
-        Binding("f4", "focus_jobs", "Jobs", tooltip="Move to the jobs table", id="bulk.jobs"),
+        Binding("f4", "focus_jobs", "Jobs", tooltip="Move to the jobs table", id="bulk.jobs", priority=True),
         Binding("f5", "submit", "Submit", tooltip="Start a bulk job; it runs on after you quit", id="bulk.submit"),
         Binding("f6", "resume", "Resume", tooltip="Carry on where the job stopped", id="bulk.resume"),
         Binding("f7", "stop", "Stop", tooltip="Stop the job gracefully", id="bulk.stop"),
@@ -103,11 +105,14 @@ class BulkScreen(AreaScreen):
             )
             yield Button("Check  F3", id="bulk-check")
             yield Button("Submit  F5", id="bulk-submit", variant="primary")
-        yield Static(
-            "Pick an NDJSON file of agent and agency records (F2), check it (Enter), "
-            "submit it (F5). Jobs run in the background and keep running after you quit.",
-            id="bulk-preflight",
-        )
+        # Scrolls (Tab reaches it): a check's list of bad lines is longer than a small
+        # terminal has rows for.
+        with VerticalScroll(id="bulk-preflight-box"):
+            yield Static(
+                "Pick an NDJSON file of agent and agency records (F2), check it (Enter), "
+                "submit it (F5). Jobs run in the background and keep running after you quit.",
+                id="bulk-preflight",
+            )
         yield DataTable(id="bulk-jobs", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="bulk-selected"):
             yield ProgressBar(total=100, show_eta=False, id="bulk-progress")
@@ -140,10 +145,10 @@ class BulkScreen(AreaScreen):
         return Path(text).expanduser() if text else None
 
     def action_pick_file(self) -> None:
-        self.path_input.focus()
+        self.set_focus(self.path_input)
 
     def action_focus_jobs(self) -> None:
-        self.query_one("#bulk-jobs").focus()
+        self.set_focus(self.query_one("#bulk-jobs"))
 
     def action_leave_field(self) -> None:
         if self.focused is self.path_input:
@@ -162,7 +167,7 @@ class BulkScreen(AreaScreen):
     @work(exclusive=True, group="bulk-preflight")
     async def check_file(self, path: Path) -> None:
         panel = self.query_one("#bulk-preflight", Static)
-        panel.set_class(False, "-error")
+        self.query_one("#bulk-preflight-box").set_class(False, "-error")
         panel.update(Text(f"{path.name}: checking…"))
         self.checked = None
         self._checking = path.resolve()
@@ -184,12 +189,12 @@ class BulkScreen(AreaScreen):
             cancelled.set()  # the thread stops at its next line
             raise
         except SourceError as exc:
-            panel.set_class(True, "-error")
+            self.query_one("#bulk-preflight-box").set_class(True, "-error")
             panel.update(Text(f"✗ Cannot use this file: {exc}"))
             self.notify(str(exc), title="Cannot use this file", severity="error")
             return
         except OSError as exc:
-            panel.set_class(True, "-error")
+            self.query_one("#bulk-preflight-box").set_class(True, "-error")
             panel.update(Text(f"✗ Cannot read {path}: {exc.strerror or exc}"))
             return
         self.checked = found
@@ -199,7 +204,7 @@ class BulkScreen(AreaScreen):
         if found.path != self._checking:
             return  # a late report about a file no longer being checked
         panel = self.query_one("#bulk-preflight", Static)
-        panel.set_class(found.done and found.valid == 0, "-error")
+        self.query_one("#bulk-preflight-box").set_class(found.done and found.valid == 0, "-error")
         panel.update(preflight_text(found))
 
     # --- submitting ---
@@ -229,7 +234,7 @@ class BulkScreen(AreaScreen):
             job = await self.control.submit(path, self.app.env_name,
                                             env.bulk_max_request_bytes if env else None)  # fmt: skip
         except SourceError as exc:
-            panel.set_class(True, "-error")
+            self.query_one("#bulk-preflight-box").set_class(True, "-error")
             panel.update(Text(f"✗ Cannot submit: {exc}"))
             self.notify(str(exc), title="Cannot submit", severity="error")
             return
@@ -240,7 +245,7 @@ class BulkScreen(AreaScreen):
         self.path_input.value = ""
         self.checked = None
         self.action_focus_jobs()
-        panel.set_class(False, "-error")
+        self.query_one("#bulk-preflight-box").set_class(False, "-error")
         if found is not None and found.path == job.path:
             panel.update(preflight_text(found, submitted=job.id))
         else:

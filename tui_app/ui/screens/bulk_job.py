@@ -118,7 +118,7 @@ class BulkJobScreen(ProducerScreen):
         self._show_job()
         self._show_filter()
         self.set_interval(REFRESH_EVERY, self.refresh_job)
-        self.query_one("#bulk-lines", PagedTable).table.focus()
+        self.set_focus(self.query_one("#bulk-lines", PagedTable).table)
 
     @property
     def lines_table(self) -> PagedTable:

@@ -112,7 +112,7 @@ class ExportScreen(AreaScreen):
         self.sets.deselect_all()
 
     def action_browse(self) -> None:
-        self.data_tree.focus()
+        self.set_focus(self.data_tree)
 
     @on(Input.Submitted, "#export-key")
     @on(Button.Pressed, "#export-fetch")

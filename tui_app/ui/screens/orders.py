@@ -328,7 +328,7 @@ class OrdersScreen(AreaScreen):
         if tab == "file":
             self.form.focus_first_field()
         else:
-            self.query_one("#tracked").focus()
+            self.set_focus(self.query_one("#tracked"))
 
     def action_refresh(self) -> None:
         self.refresh_tracking()

@@ -117,7 +117,7 @@ class ProfilesScreen(AreaScreen):
         self._render_xml()
         self.baseline = editor.data() if baseline is None else baseline
         if self.focused is None:  # it was in the old form: back to the start of the screen
-            select.focus()
+            self.set_focus(select)
 
     def _dirty(self) -> bool:
         """Changed since loaded, not counting the identity typed to open a profile."""
@@ -155,7 +155,7 @@ class ProfilesScreen(AreaScreen):
     async def action_add_contact(self) -> None:
         form = await self.editor.add_contact()
         if form is not None:
-            form.query(Input).first().focus()
+            self.set_focus(form.query(Input).first())
 
     async def action_remove_contact(self) -> None:
         if await self.editor.remove_contact(self.focused):
@@ -248,7 +248,7 @@ class ProfilesScreen(AreaScreen):
         editor = self.editor
         data = editor.data()
         if not data.get("ProfileKey"):
-            self.query_one("#" + widget_id("ProfileKey"), Input).focus()
+            self.set_focus(self.query_one("#" + widget_id("ProfileKey"), Input))
             self.notify("Type the ProfileKey (and the Ssn or Tin) of the profile, then F2.")
             return
         self.open_profile(editor.kind, data["ProfileKey"], data.get(editor.model.id_field))

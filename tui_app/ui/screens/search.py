@@ -36,11 +36,13 @@ class SearchScreen(AreaScreen):
     AREA = "Search"
     # Start on the agents/agencies switch, not in a text field, so 1-6 and ? work at once.
     AUTO_FOCUS = "#kind"
+    # Priority for the keys that move the focus, so keys typed straight after follow it
+    # (not "/": a field may hold one).
     BINDINGS = [
         Binding("slash", "filter", "Filter rows", id="search.filter", key_display="/"),
-        Binding("f2", "focus_form", "Edit search", id="search.form"),
-        Binding("f3", "focus_npn", "Open by NPN", id="search.npn"),
-        Binding("f4", "focus_results", "Results", id="search.results"),
+        Binding("f2", "focus_form", "Edit search", id="search.form", priority=True),
+        Binding("f3", "focus_npn", "Open by NPN", id="search.npn", priority=True),
+        Binding("f4", "focus_results", "Results", id="search.results", priority=True),
     ]
 
     def __init__(self) -> None:
@@ -229,7 +231,7 @@ class SearchScreen(AreaScreen):
         # A new search shows all its hits: the old filter was for the old rows.
         self._clear_filter()
         if self.rows:
-            table.focus()
+            self.set_focus(table)
 
     def _fill(self, needle: str) -> None:
         table = self.query_one("#results", DataTable)
@@ -260,7 +262,7 @@ class SearchScreen(AreaScreen):
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.display = True
-        box.focus()
+        self.set_focus(box)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -268,7 +270,7 @@ class SearchScreen(AreaScreen):
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
-        self.query_one("#results").focus()
+        self.set_focus(self.query_one("#results"))
 
     def field_home(self, field: Widget) -> Widget | None:
         if field.id == "filter":
@@ -278,21 +280,21 @@ class SearchScreen(AreaScreen):
     def back_out(self) -> None:
         if self.query_one("#filter").display:
             self._clear_filter()
-            self.query_one("#results").focus()
+            self.set_focus(self.query_one("#results"))
         elif self.rows and self.focused is not self.query_one("#results"):
-            self.query_one("#results").focus()
+            self.set_focus(self.query_one("#results"))
 
     def action_focus_form(self) -> None:
         form = self.query_one(ModelForm)
         inputs = form.query(Input)
         if inputs:
-            inputs.first().focus()
+            self.set_focus(inputs.first())
 
     def action_focus_npn(self) -> None:
-        self.query_one("#npn").focus()
+        self.set_focus(self.query_one("#npn"))
 
     def action_focus_results(self) -> None:
-        self.query_one("#results").focus()
+        self.set_focus(self.query_one("#results"))
 
     @on(DataTable.RowSelected, "#results")
     def _open_row(self, event: DataTable.RowSelected) -> None:

@@ -87,7 +87,7 @@ class SettingsScreen(AreaScreen):
         self.env_list.show(self.drafts, self.active)
         self.env_list.highlight(self.current)
         self._load(self.current)
-        self.env_list.focus()
+        self.set_focus(self.env_list)
 
     # --- the drafts, shown ---
 
@@ -181,7 +181,7 @@ class SettingsScreen(AreaScreen):
         shown = self.drafts[min(index, len(self.drafts) - 1)]
         self._load(shown)
         self.env_list.highlight(shown)
-        self.env_list.focus()
+        self.set_focus(self.env_list)
         self.notify(f"{draft.name.strip()} deleted; save to write it to the file.")
 
     def action_activate(self) -> None:
@@ -197,7 +197,7 @@ class SettingsScreen(AreaScreen):
         self.query_one(Preferences).toggle_mask()
 
     def action_back(self) -> None:
-        self.env_list.focus()
+        self.set_focus(self.env_list)
 
     async def action_save(self) -> None:
         self.editor.read()  # the last keystroke's Edited may still be on its way

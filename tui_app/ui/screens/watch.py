@@ -60,8 +60,9 @@ class WatchScreen(AreaScreen):
     #watch-detail { height: auto; max-height: 3; padding: 0 1; border-top: hkey $panel; }
     """
     # fmt: off
+    # F2 is a priority key, so NPNs pasted straight after it land in the field.
     BINDINGS = [
-        Binding("f2", "focus_add", "Add NPNs", tooltip="Typed, pasted or from a file", id="watch.add"),
+        Binding("f2", "focus_add", "Add NPNs", tooltip="Typed, pasted or from a file", id="watch.add", priority=True),
         Binding("f5", "check", "Check now", tooltip="Read every record on the roster", id="watch.check"),
         Binding("f6", "stop", "Stop check", tooltip="It carries on at the next check", id="watch.stop"),
         Binding("f7", "demo", "Demo roster", tooltip="The embedded sandbox's demo producers", id="watch.demo"),
@@ -230,7 +231,7 @@ class WatchScreen(AreaScreen):
     # --- actions ---
 
     def action_focus_add(self) -> None:
-        self.query_one("#watch-add", Input).focus()
+        self.set_focus(self.query_one("#watch-add", Input))
 
     def action_cycle(self, what: str) -> None:
         if what == "kind":
@@ -245,7 +246,7 @@ class WatchScreen(AreaScreen):
     def action_page(self, step: int) -> None:
         moved = self.findings.next_page() if step > 0 else self.findings.previous_page()
         if moved:
-            self.findings.table.focus()
+            self.set_focus(self.findings.table)
 
     @on(Input.Submitted, "#watch-add")
     def _add(self, event: Input.Submitted) -> None:

@@ -372,11 +372,11 @@ class ModelForm(VerticalScroll, can_focus=False):
         if all(group in self._built for group in above):
             for group in above:
                 self._groups[group].collapsed = False
-            self._controls[path].focus()
+            self.screen.set_focus(self._controls[path])
             return
 
         async def reveal_and_focus() -> None:
-            (await self.reveal(path)).focus()
+            self.screen.set_focus(await self.reveal(path))
 
         self.call_later(reveal_and_focus)
 

@@ -52,7 +52,7 @@ class Preferences(OfProducerApp, Vertical):
         self.watch(self.app, "theme", self._theme_shown, init=False)
 
     def focus_theme(self) -> None:
-        self.query_one("#theme", Select).focus()
+        self.screen.set_focus(self.query_one("#theme", Select))
 
     def toggle_mask(self) -> None:
         switch = self.query_one("#mask-pii", Switch)

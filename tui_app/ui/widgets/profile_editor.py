@@ -175,6 +175,6 @@ class ProfileEditor(Vertical):
                 return True
             controls = group.query(".field-row > Input, .field-row > Select")  # contacts
             if controls:
-                controls.first().focus()
+                self.screen.set_focus(controls.first())
                 return True
         return False
