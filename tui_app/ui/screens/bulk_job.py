@@ -118,7 +118,7 @@ class BulkJobScreen(ProducerScreen):
         self._show_job()
         self._show_filter()
         self.set_interval(REFRESH_EVERY, self.refresh_job)
-        self.set_focus(self.query_one("#bulk-lines", PagedTable).table)
+        self.query_one("#bulk-lines", PagedTable).table.focus()
 
     @property
     def lines_table(self) -> PagedTable:

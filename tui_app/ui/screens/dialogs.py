@@ -35,7 +35,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button("No (n)", id="no")
 
     def on_mount(self) -> None:
-        self.set_focus(self.query_one("#no", Button))
+        self.query_one("#no", Button).focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

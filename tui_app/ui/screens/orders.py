@@ -328,7 +328,7 @@ class OrdersScreen(AreaScreen):
         if tab == "file":
             self.form.focus_first_field()
         else:
-            self.set_focus(self.query_one("#tracked"))
+            self.query_one("#tracked").focus()
 
     def action_refresh(self) -> None:
         self.refresh_tracking()

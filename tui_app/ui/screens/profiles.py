@@ -117,7 +117,7 @@ class ProfilesScreen(AreaScreen):
         self._render_xml()
         self.baseline = editor.data() if baseline is None else baseline
         if self.focused is None:  # it was in the old form: back to the start of the screen
-            self.set_focus(select)
+            select.focus()
 
     def _dirty(self) -> bool:
         """Changed since loaded, not counting the identity typed to open a profile."""
@@ -155,7 +155,7 @@ class ProfilesScreen(AreaScreen):
     async def action_add_contact(self) -> None:
         form = await self.editor.add_contact()
         if form is not None:
-            self.set_focus(form.query(Input).first())
+            form.query(Input).first().focus()
 
     async def action_remove_contact(self) -> None:
         if await self.editor.remove_contact(self.focused):

@@ -174,7 +174,7 @@ class RecordScreen(ProducerScreen):
             return
         self.info = response.NiprFullInfo
         self._render_info()
-        self.set_focus(self.query_one("#record-tabs"))
+        self.query_one("#record-tabs").focus()
 
     # --- rendering ---
 

@@ -231,7 +231,7 @@ class SearchScreen(AreaScreen):
         # A new search shows all its hits: the old filter was for the old rows.
         self._clear_filter()
         if self.rows:
-            self.set_focus(table)
+            table.focus()
 
     def _fill(self, needle: str) -> None:
         table = self.query_one("#results", DataTable)

@@ -87,7 +87,7 @@ class SettingsScreen(AreaScreen):
         self.env_list.show(self.drafts, self.active)
         self.env_list.highlight(self.current)
         self._load(self.current)
-        self.set_focus(self.env_list)
+        self.env_list.focus()
 
     # --- the drafts, shown ---
 
@@ -181,7 +181,7 @@ class SettingsScreen(AreaScreen):
         shown = self.drafts[min(index, len(self.drafts) - 1)]
         self._load(shown)
         self.env_list.highlight(shown)
-        self.set_focus(self.env_list)
+        self.env_list.focus()
         self.notify(f"{draft.name.strip()} deleted; save to write it to the file.")
 
     def action_activate(self) -> None:

@@ -172,7 +172,7 @@ class EnvironmentEditor(VerticalScroll):
         """Focus the field of ``key`` (``name``, ``auth.token_env``...), opening its group."""
         if key.startswith("base_urls."):
             self.query_one("#group-urls", Collapsible).collapsed = False
-        self.screen.set_focus(self.query_one("#" + _wid(key)))
+        self.query_one("#" + _wid(key)).focus()
 
     # --- showing the draft's state ---
 

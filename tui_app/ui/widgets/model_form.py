@@ -372,11 +372,11 @@ class ModelForm(VerticalScroll, can_focus=False):
         if all(group in self._built for group in above):
             for group in above:
                 self._groups[group].collapsed = False
-            self.screen.set_focus(self._controls[path])
+            self._controls[path].focus()
             return
 
         async def reveal_and_focus() -> None:
-            self.screen.set_focus(await self.reveal(path))
+            (await self.reveal(path)).focus()
 
         self.call_later(reveal_and_focus)
 

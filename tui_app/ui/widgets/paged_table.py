@@ -106,7 +106,10 @@ class PagedTable(Vertical):
         self._loaded = asyncio.Event()
 
     def compose(self) -> ComposeResult:
-        yield self._with_columns(_PageTable(cursor_type="row", zebra_stripes=True))
+        table = _PageTable(cursor_type="row", zebra_stripes=True)
+        for key, label in self.columns:
+            table.add_column(label, key=key)
+        yield table
         yield Static("", classes="paged-info")
 
     @property
@@ -183,17 +186,14 @@ class PagedTable(Vertical):
         self._loaded.set()
         self.post_message(self.PageShown(self))
 
-    def _with_columns(self, table: DataTable) -> DataTable:
-        for key, label in self.columns:
-            table.add_column(label, key=key)
-        return table
-
     def _fill(self, rows: list[Row], reset_cursor: bool) -> None:
         table = self.table
         row_before = table.cursor_row
-        # Columns only ever widen to fit the rows they hold: cleared with the rows, so a
-        # page is laid out by its own cells, not by the widest page seen before it.
-        self._with_columns(table.clear(columns=True))
+        table.clear()
+        # A column only ever widens to fit the rows added to it: narrowed back to its label,
+        # so a page is laid out by its own cells, not by the widest page seen before it.
+        for column in table.columns.values():
+            column.content_width = column.label.cell_len
         self.keys = [key for key, _ in rows]
         for key, cells in rows:
             table.add_row(*cells, key=str(key))

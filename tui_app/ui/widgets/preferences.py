@@ -52,7 +52,7 @@ class Preferences(OfProducerApp, Vertical):
         self.watch(self.app, "theme", self._theme_shown, init=False)
 
     def focus_theme(self) -> None:
-        self.screen.set_focus(self.query_one("#theme", Select))
+        self.query_one("#theme", Select).focus()
 
     def toggle_mask(self) -> None:
         switch = self.query_one("#mask-pii", Switch)

@@ -175,6 +175,6 @@ class ProfileEditor(Vertical):
                 return True
             controls = group.query(".field-row > Input, .field-row > Select")  # contacts
             if controls:
-                self.screen.set_focus(controls.first())
+                controls.first().focus()
                 return True
         return False
