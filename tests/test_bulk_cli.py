@@ -15,7 +15,15 @@ import time
 from pathlib import Path
 
 import pytest
-from bulk_support import agent, agents, envelope, received, write_ndjson, write_served_config
+from bulk_support import (
+    agent,
+    agents,
+    envelope,
+    named_pipe,
+    received,
+    write_ndjson,
+    write_served_config,
+)
 from sandbox_server import serve
 
 from tui_app.bulk.cli import _Progress, _summary
@@ -153,6 +161,14 @@ def test_a_file_that_cannot_be_imported_exits_2(capsys, served, tmp_path, conten
     code, out, err = bulk(capsys, "submit", str(path), "--wait")
     assert (code, out) == (2, "")
     assert err.startswith("producer-tui bulk: ") and words in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("action", ["check", "submit"])
+def test_a_named_pipe_is_refused_at_once(capsys, served, tmp_path, action):
+    with named_pipe(tmp_path / "x.ndjson") as fifo:
+        code, out, err = bulk(capsys, action, str(fifo))
+    assert (code, out) == (2, "")
+    assert err == f"producer-tui bulk: {fifo} is a named pipe, not an NDJSON file\n"
 
 
 def test_bad_usage_and_config_problems_exit_2(capsys, served, config_file, tmp_path):

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from bulk_support import validations_here
+from bulk_support import named_pipe, validations_here
 from textual.widgets import DataTable, Input, Static
 from ui_support import SIZE, settle, shown
 
@@ -384,6 +384,11 @@ async def test_a_bad_path_gives_a_clear_message(ui_app, tmp_path):
         await pilot.press("enter")
         await settle(app, pilot)
         assert "is a folder, not an NDJSON file" in text_of(screen, "#bulk-preflight")
+        with named_pipe(tmp_path / "pipe.ndjson") as fifo:
+            screen.query_one("#bulk-path", Input).value = str(fifo)
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert "is a named pipe, not an NDJSON file" in text_of(screen, "#bulk-preflight")
         assert Journal().jobs() == []
 
         # Nothing valid: the check says so, and submitting asks first.
