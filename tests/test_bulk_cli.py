@@ -191,6 +191,12 @@ def test_bad_usage_and_config_problems_exit_2(capsys, served, config_file, tmp_p
     with pytest.raises(SystemExit) as usage:
         main(["bulk", "submit"])
     assert usage.value.code == 2
+    with pytest.raises(SystemExit) as usage:  # a limit no request could keep to
+        main(["bulk", "submit", str(path), "--max-request-bytes", "1023"])
+    assert usage.value.code == 2
+    assert "argument --max-request-bytes: must be at least 1024" in capsys.readouterr().err
+    with Journal() as journal:
+        assert [j.id for j in journal.jobs()] == [job.id]
     config_file.write_text('active = "served"\n[environments.served\n', encoding="utf-8")
     code, _, err = bulk(capsys, "submit", str(path))
     assert code == 2 and "invalid TOML" in err and "Traceback" not in err
