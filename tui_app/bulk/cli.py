@@ -71,6 +71,8 @@ def main(args: argparse.Namespace) -> int:
     except sqlite3.DatabaseError as exc:  # damage found past the journal's first pages
         _say(f"the bulk journal is damaged ({exc}): move it aside to start a new one")
         return 2
+    except BrokenPipeError:
+        raise  # piped into head: tui_app.cli.main ends quietly
     except OSError as exc:  # e.g. a report path that cannot be written
         _say(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
         return 2
