@@ -202,6 +202,29 @@ def test_bad_usage_and_config_problems_exit_2(capsys, served, config_file, tmp_p
     assert code == 2 and "invalid TOML" in err and "Traceback" not in err
 
 
+def test_a_file_submitted_before_is_refused_unless_again(capsys, served, tmp_path):
+    path = write_ndjson(tmp_path / "in.ndjson", agents("AGAIN", 2))
+    code, first, _ = bulk(capsys, "submit", str(path), "--wait")
+    assert code == 0
+    first = first.strip()
+    with Journal() as journal:
+        stopped = create_job(journal, write_ndjson(tmp_path / "b.ndjson", agents("B", 1)), "served")
+    code, out, err = bulk(capsys, "submit", str(path), "--wait")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"producer-tui bulk: {path} was already submitted as job {first} "
+                          "(done, on ")  # fmt: skip
+    assert err.endswith("To send every record again anyway, add --again\n")
+    code, out, err = bulk(capsys, "submit", str(tmp_path / "b.ndjson"))
+    assert code == 2 and err.endswith(f"add --again; to finish that job instead: "
+                                      f"producer-tui bulk resume {stopped.id}\n")  # fmt: skip
+    assert {received(served)[ref] for ref in refs_of(path)} == {1}
+    code, again, _ = bulk(capsys, "submit", str(path), "--wait", "--again")
+    assert code == 0 and again.strip() != first
+    assert {received(served)[ref] for ref in refs_of(path)} == {2}
+    with Journal() as journal:
+        assert len(journal.jobs("served")) == 3
+
+
 @pytest.mark.parametrize("wait", [("--wait",), ()])
 def test_report_files_refused_leave_no_job_and_send_nothing(capsys, served, tmp_path, wait):
     path = write_ndjson(tmp_path / "in.ndjson", agents("REFUSED", 2))

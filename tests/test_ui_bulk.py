@@ -633,6 +633,29 @@ async def test_quitting_says_which_jobs_keep_running(config_file, tmp_path, monk
         assert journal.job(job.id).state == STOPPED
 
 
+async def test_a_file_submitted_before_is_submitted_again_only_when_confirmed(ui_app, tmp_path):
+    path = write_lines(tmp_path / "again.ndjson", [agent_line(1)])
+    with Journal() as journal:
+        earlier = create_job(journal, path, "sandbox")
+        journal.set_state(earlier.id, DONE)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(path)
+        for answer in ("n", "y"):
+            await pilot.press("f5")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            question = str(app.screen.query_one(".dialog-text", Static).render())
+            assert f"{path} was already submitted as job {earlier.id} (done, on " in question
+            await pilot.press(answer)
+            await settle(app, pilot)
+            if answer == "n":
+                assert [j.id for j in Journal().jobs()] == [earlier.id]
+        [again, _] = Journal().jobs()
+        assert again.id != earlier.id
+        await until_ended(pilot, screen, again.id)
+
+
 async def test_retryable_failures_are_sent_again_from_the_details(ui_app, config_file, tmp_path):
     sandbox_failing(config_file, 1.0)
     path = write_lines(tmp_path / "flaky.ndjson", [agent_line(n) for n in range(1, 4)])

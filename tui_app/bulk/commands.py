@@ -46,6 +46,9 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
                         "(a request holds at least one whole record); default: the "
                         "environment's bulk_max_request_bytes, else none until the service "
                         "says 413")  # fmt: skip
+    submit.add_argument("--again", action="store_true",
+                        help="submit FILE even if a job of this environment already had the "
+                        "same content (refused otherwise: every record would be sent again)")  # fmt: skip
     resume = actions.add_parser("resume", help="finish a job cut short")
     retry = actions.add_parser("retry", help="send a job's retryable failures again")
     work = actions.add_parser("work")  # the detached worker's own command (not listed)

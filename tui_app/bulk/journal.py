@@ -490,6 +490,14 @@ class Journal:
             )
         return [self._job(r) for r in rows]
 
+    def jobs_of_file(self, env: str, sha256: str) -> list[Job]:
+        """The jobs of environment ``env`` whose file had this content, newest first."""
+        rows = self._db.query(
+            "SELECT * FROM jobs WHERE env = ? AND sha256 = ? ORDER BY created_at DESC",
+            (env, sha256),
+        )
+        return [self._job(r) for r in rows]
+
     def _job(self, row: sqlite3.Row) -> Job:
         return Job(
             id=row["id"],
