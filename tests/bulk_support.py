@@ -4,9 +4,13 @@ and what the sandbox's own database says it received. (No tests here.)"""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import threading
 import uuid
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +108,24 @@ def validations_here(monkeypatch) -> list[bytes]:
         BulkItem, "model_validate_json", lambda raw: seen.append(raw) or validate(raw)
     )
     return seen
+
+
+@contextmanager
+def named_pipe(path: Path, release_after: float = 5.0) -> Iterator[Path]:
+    """A FIFO at ``path``. Should the code under test open it (and so wait for a writer), a
+    writer comes after ``release_after`` seconds and leaves at once: the test then fails
+    instead of hanging."""
+    os.mkfifo(path)
+
+    def release() -> None:
+        # Without O_NONBLOCK this would wait for a reader; with it, no reader (as it
+        # should be) is an OSError.
+        with suppress(OSError):
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+
+    timer = threading.Timer(release_after, release)
+    timer.start()
+    try:
+        yield path
+    finally:
+        timer.cancel()

@@ -15,7 +15,15 @@ import time
 from pathlib import Path
 
 import pytest
-from bulk_support import agent, agents, envelope, received, write_ndjson, write_served_config
+from bulk_support import (
+    agent,
+    agents,
+    envelope,
+    named_pipe,
+    received,
+    write_ndjson,
+    write_served_config,
+)
 from sandbox_server import serve
 
 from tui_app.bulk.cli import _Progress, _summary
@@ -155,6 +163,14 @@ def test_a_file_that_cannot_be_imported_exits_2(capsys, served, tmp_path, conten
     assert err.startswith("producer-tui bulk: ") and words in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("action", ["check", "submit"])
+def test_a_named_pipe_is_refused_at_once(capsys, served, tmp_path, action):
+    with named_pipe(tmp_path / "x.ndjson") as fifo:
+        code, out, err = bulk(capsys, action, str(fifo))
+    assert (code, out) == (2, "")
+    assert err == f"producer-tui bulk: {fifo} is a named pipe, not an NDJSON file\n"
+
+
 def test_bad_usage_and_config_problems_exit_2(capsys, served, config_file, tmp_path):
     path = write_ndjson(tmp_path / "in.ndjson", agents("U", 1))
     code, _, err = bulk(capsys, "submit", str(path), "--batch-size", "101")
@@ -175,9 +191,38 @@ def test_bad_usage_and_config_problems_exit_2(capsys, served, config_file, tmp_p
     with pytest.raises(SystemExit) as usage:
         main(["bulk", "submit"])
     assert usage.value.code == 2
+    with pytest.raises(SystemExit) as usage:  # a limit no request could keep to
+        main(["bulk", "submit", str(path), "--max-request-bytes", "1023"])
+    assert usage.value.code == 2
+    assert "argument --max-request-bytes: must be at least 1024" in capsys.readouterr().err
+    with Journal() as journal:
+        assert [j.id for j in journal.jobs()] == [job.id]
     config_file.write_text('active = "served"\n[environments.served\n', encoding="utf-8")
     code, _, err = bulk(capsys, "submit", str(path))
     assert code == 2 and "invalid TOML" in err and "Traceback" not in err
+
+
+def test_a_file_submitted_before_is_refused_unless_again(capsys, served, tmp_path):
+    path = write_ndjson(tmp_path / "in.ndjson", agents("AGAIN", 2))
+    code, first, _ = bulk(capsys, "submit", str(path), "--wait")
+    assert code == 0
+    first = first.strip()
+    with Journal() as journal:
+        stopped = create_job(journal, write_ndjson(tmp_path / "b.ndjson", agents("B", 1)), "served")
+    code, out, err = bulk(capsys, "submit", str(path), "--wait")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"producer-tui bulk: {path} was already submitted as job {first} "
+                          "(done, on ")  # fmt: skip
+    assert err.endswith("To send every record again anyway, add --again\n")
+    code, out, err = bulk(capsys, "submit", str(tmp_path / "b.ndjson"))
+    assert code == 2 and err.endswith(f"add --again; to finish that job instead: "
+                                      f"producer-tui bulk resume {stopped.id}\n")  # fmt: skip
+    assert {received(served)[ref] for ref in refs_of(path)} == {1}
+    code, again, _ = bulk(capsys, "submit", str(path), "--wait", "--again")
+    assert code == 0 and again.strip() != first
+    assert {received(served)[ref] for ref in refs_of(path)} == {2}
+    with Journal() as journal:
+        assert len(journal.jobs("served")) == 3
 
 
 @pytest.mark.parametrize("wait", [("--wait",), ()])

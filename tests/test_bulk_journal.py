@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tui_app.bulk import journal as journal_module
 from tui_app.bulk.journal import (
     ACCEPTED,
     COMPLETED,
@@ -179,7 +180,44 @@ def test_one_runner_per_job_and_a_killed_runner_leaves_no_lock(journal: Journal,
     finally:
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
+    assert lock_file(journal, job_id).exists()  # the killed holder could not remove it
     assert not journal.is_running(job_id)
+    assert not lock_file(journal, job_id).exists()  # whoever takes it next does
+
+
+def lock_file(journal: Journal, job_id: str) -> Path:
+    return journal.path.parent / "bulk-locks" / f"{job_id}.lock"
+
+
+def test_a_lock_file_is_private_and_exists_only_while_held(journal: Journal):
+    job_id = new_job(journal)
+    with journal.running(job_id):
+        assert lock_file(journal, job_id).stat().st_mode & 0o777 == 0o600
+    assert not lock_file(journal, job_id).exists()
+    assert not journal.is_running(job_id)
+    assert list(lock_file(journal, job_id).parent.iterdir()) == []
+
+
+def test_a_lock_file_its_holder_removes_while_another_opens_it_is_not_taken(
+    journal: Journal, monkeypatch
+):
+    """The race that removing lock files opens: B opens the file, A (holding it) removes
+    it and lets go, B locks the removed file. B must take the new one instead, or C, which
+    finds no file and creates one, would hold the job's lock too."""
+    job_id = new_job(journal)
+    a = journal.running(job_id)
+    a.__enter__()
+    opened = journal_module.open_private
+
+    def open_then_a_lets_go(path, mode):
+        handle = opened(path, mode)
+        monkeypatch.setattr(journal_module, "open_private", opened)  # once
+        a.__exit__(None, None, None)
+        return handle
+
+    monkeypatch.setattr(journal_module, "open_private", open_then_a_lets_go)
+    with journal.running(job_id):  # B
+        assert journal.is_running(job_id)  # C finds it held
 
 
 def test_another_process_reads_while_a_run_writes(journal: Journal):

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from bulk_support import agency, agent, envelope
+from bulk_support import agency, agent, envelope, named_pipe
 
 from tui_app.bulk.source import (
     SNIFF_BYTES,
@@ -130,6 +130,19 @@ def test_a_missing_file_a_folder_and_an_empty_file_are_refused(tmp_path: Path):
     ):
         with pytest.raises(SourceError, match=words):
             inspect_file(path)
+
+
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path: Path):
+    with (
+        named_pipe(tmp_path / "x.ndjson") as fifo,
+        pytest.raises(SourceError, match="is a named pipe, not an NDJSON file"),
+    ):
+        inspect_file(fifo)
+
+
+def test_a_device_is_refused_not_read_forever():
+    with pytest.raises(SourceError, match="/dev/zero is a device, not an NDJSON file"):
+        inspect_file(Path("/dev/zero"))
 
 
 @pytest.mark.parametrize(

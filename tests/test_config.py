@@ -247,6 +247,10 @@ BROKEN = {
         'active = "s"\nmask_pii = "yes"\n[environments.s]\nembedded = true\n',
         "2: mask_pii: must be a valid boolean",
     ),
+    "request size limit below one record": (
+        'active = "s"\n[environments.s]\nembedded = true\nbulk_max_request_bytes = 10\n',
+        "4: environments.s.bulk_max_request_bytes: must be greater than or equal to 1024",
+    ),
     "quoted environment name": (
         'active = "my env"\n[environments."my env"]\nbase_url = "https://a.test"\ntimeout = 0\n',
         "4: environments.my env.timeout: must be greater than 0",

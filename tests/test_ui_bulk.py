@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from bulk_support import validations_here
+from bulk_support import named_pipe, validations_here
 from textual.widgets import DataTable, Input, Static
 from ui_support import SIZE, settle, shown
 
@@ -384,6 +384,11 @@ async def test_a_bad_path_gives_a_clear_message(ui_app, tmp_path):
         await pilot.press("enter")
         await settle(app, pilot)
         assert "is a folder, not an NDJSON file" in text_of(screen, "#bulk-preflight")
+        with named_pipe(tmp_path / "pipe.ndjson") as fifo:
+            screen.query_one("#bulk-path", Input).value = str(fifo)
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert "is a named pipe, not an NDJSON file" in text_of(screen, "#bulk-preflight")
         assert Journal().jobs() == []
 
         # Nothing valid: the check says so, and submitting asks first.
@@ -626,6 +631,29 @@ async def test_quitting_says_which_jobs_keep_running(config_file, tmp_path, monk
                 break
             await asyncio.sleep(0.05)
         assert journal.job(job.id).state == STOPPED
+
+
+async def test_a_file_submitted_before_is_submitted_again_only_when_confirmed(ui_app, tmp_path):
+    path = write_lines(tmp_path / "again.ndjson", [agent_line(1)])
+    with Journal() as journal:
+        earlier = create_job(journal, path, "sandbox")
+        journal.set_state(earlier.id, DONE)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(path)
+        for answer in ("n", "y"):
+            await pilot.press("f5")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            question = str(app.screen.query_one(".dialog-text", Static).render())
+            assert f"{path} was already submitted as job {earlier.id} (done, on " in question
+            await pilot.press(answer)
+            await settle(app, pilot)
+            if answer == "n":
+                assert [j.id for j in Journal().jobs()] == [earlier.id]
+        [again, _] = Journal().jobs()
+        assert again.id != earlier.id
+        await until_ended(pilot, screen, again.id)
 
 
 async def test_retryable_failures_are_sent_again_from_the_details(ui_app, config_file, tmp_path):

@@ -129,28 +129,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tui_app.config import ConfigError
 
     try:
-        if args.command == "sandbox":
-            return _sandbox_serve(args)
-        if args.command == "config":
-            return _config(args)
-        if args.command == "screenshots":
-            return _screenshots(args)
-        if args.command == "bulk":
-            return _bulk(args)
-        if args.command == "watch":
-            from tui_app.watch.cli import main as watch_main
-
-            return watch_main(args)
-        if args.command in SHELL_COMMANDS:
-            from tui_app.shell import main as shell_main
-
-            return shell_main(args)
-        return _tui(args)
+        code = _run(args)
+        sys.stdout.flush()  # a reader gone shows here, not in the interpreter's last flush
+        return code
     except ConfigError as exc:
         print(f"producer-tui: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. piped into head: the reader has what it wanted
+        _quiet_stdout()
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "sandbox":
+        return _sandbox_serve(args)
+    if args.command == "config":
+        return _config(args)
+    if args.command == "screenshots":
+        return _screenshots(args)
+    if args.command == "bulk":
+        return _bulk(args)
+    if args.command == "watch":
+        from tui_app.watch.cli import main as watch_main
+
+        return watch_main(args)
+    if args.command in SHELL_COMMANDS:
+        from tui_app.shell import main as shell_main
+
+        return shell_main(args)
+    return _tui(args)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not complain
+    about the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _config(args: argparse.Namespace) -> int:

@@ -31,6 +31,8 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from tui_app.bulk import MIN_REQUEST_BYTES
+
 APP_NAME = "producer-tui"
 
 Group = Literal["search", "transaction", "import", "bulk", "export"]
@@ -282,9 +284,10 @@ class Environment(_Model):
     """Seconds to wait for a response."""
     auth: Auth = Auth()
     """How to authenticate; no authentication if absent."""
-    bulk_max_request_bytes: int | None = Field(None, ge=1024)
-    """Largest bulk request body to send, in bytes, if the service has a limit; a 413
-    teaches the app the limit anyway."""
+    bulk_max_request_bytes: int | None = Field(None, ge=MIN_REQUEST_BYTES)
+    """Largest bulk request body to send, in bytes, if the service has a limit (at least
+    1024: a request holds at least one whole record); a 413 teaches the app the limit
+    anyway."""
     date_format: Literal["MM/DD/YYYY", "YYYY-MM-DD", "MM-DD-YYYY", "YYYYMMDD"] = "MM/DD/YYYY"
     """How order dates (dateOfBirth, dateEffective) are sent; forms accept MM/DD/YYYY or
     ISO as typed. The spec does not say which format the service reads."""

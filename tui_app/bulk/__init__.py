@@ -12,3 +12,9 @@ Rich. The modules, imported where they are needed (this ``__init__`` imports not
 - :mod:`~tui_app.bulk.report`: the CSV report and the NDJSON of lines to fix;
 - :mod:`~tui_app.bulk.cli`: the ``bulk`` subcommands.
 """
+
+MIN_REQUEST_BYTES = 1024
+"""The smallest request size limit a user may set (``--max-request-bytes``, an
+environment's ``bulk_max_request_bytes``). A request carries at least one whole record, and
+a small record in its envelope takes 150 to 300 bytes: a lower limit could only refuse
+records as too large (a service's real limit is learned from its 413 answers anyway)."""

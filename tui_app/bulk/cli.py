@@ -40,7 +40,7 @@ from tui_app.bulk.journal import (
     JournalError,
     UnknownJob,
 )
-from tui_app.bulk.pipeline import INTERRUPTED, create_job
+from tui_app.bulk.pipeline import INTERRUPTED, AlreadySubmitted, create_job
 from tui_app.bulk.preflight import Preflight, preflight
 from tui_app.bulk.report import ReportExists, check_outputs, write_report
 from tui_app.bulk.source import SourceError
@@ -71,6 +71,8 @@ def main(args: argparse.Namespace) -> int:
     except sqlite3.DatabaseError as exc:  # damage found past the journal's first pages
         _say(f"the bulk journal is damaged ({exc}): move it aside to start a new one")
         return 2
+    except BrokenPipeError:
+        raise  # piped into head: tui_app.cli.main ends quietly
     except OSError as exc:  # e.g. a report path that cannot be written
         _say(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
         return 2
@@ -128,7 +130,15 @@ def _submit(journal: Journal, args: argparse.Namespace) -> int:
         raise _Usage(f"--batch-size must be between 1 and {MAX_RECOMMENDED_BATCH}")
     limit = args.max_request_bytes or env.bulk_max_request_bytes
     _check_report(args, Path(args.file))
-    job = create_job(journal, Path(args.file), env_name, args.batch_size, limit)
+    try:
+        job = create_job(journal, Path(args.file), env_name, args.batch_size, limit,
+                         once=not args.again)  # fmt: skip
+    except AlreadySubmitted as exc:
+        seen = exc.earlier
+        resume = not (seen.job.finished or seen.running)
+        raise _Usage(f"{exc}. To send every record again anyway, add --again"
+                     + (f"; to finish that job instead: producer-tui bulk resume {seen.job.id}"
+                        if resume else "")) from None  # fmt: skip
     print(job.id, flush=True)
     return _carry_on(journal, job, env, args)
 

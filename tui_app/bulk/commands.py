@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 
+from tui_app.bulk import MIN_REQUEST_BYTES
+
 EXAMPLES = """\
 examples:
   producer-tui bulk check agents.ndjson           validate only: the bad lines, nothing sent
@@ -39,9 +41,14 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
     submit.add_argument("file", help="NDJSON: bulk envelopes or bare agent/agency records")
     submit.add_argument("--batch-size", type=positive, default=100,
                         help="records per request, at most 100 (default 100)")  # fmt: skip
-    submit.add_argument("--max-request-bytes", type=positive,
-                        help="largest request body in bytes (default: the environment's "
-                        "bulk_max_request_bytes, else none until the service says 413)")  # fmt: skip
+    submit.add_argument("--max-request-bytes", type=_request_bytes,
+                        help=f"largest request body in bytes, at least {MIN_REQUEST_BYTES} "
+                        "(a request holds at least one whole record); default: the "
+                        "environment's bulk_max_request_bytes, else none until the service "
+                        "says 413")  # fmt: skip
+    submit.add_argument("--again", action="store_true",
+                        help="submit FILE even if a job of this environment already had the "
+                        "same content (refused otherwise: every record would be sent again)")  # fmt: skip
     resume = actions.add_parser("resume", help="finish a job cut short")
     retry = actions.add_parser("retry", help="send a job's retryable failures again")
     work = actions.add_parser("work")  # the detached worker's own command (not listed)
@@ -78,3 +85,12 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
     report.add_argument("--failed", help="NDJSON of the failed and invalid lines "
                         "(default: failed.ndjson beside --out)")  # fmt: skip
     report.add_argument("--force", action="store_true", help="replace the files if they exist")
+
+
+def _request_bytes(text: str) -> int:
+    value = int(text)
+    if value < MIN_REQUEST_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"must be at least {MIN_REQUEST_BYTES}: a request holds at least one whole record"
+        )
+    return value

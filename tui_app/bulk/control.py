@@ -68,10 +68,13 @@ class JobControl:
 
     # --- steering ---
 
-    async def submit(self, path: Path, env: str, max_bytes: int | None = None) -> Job:
+    async def submit(
+        self, path: Path, env: str, max_bytes: int | None = None, *, once: bool = False
+    ) -> Job:
         """Record a job for ``path`` and start its worker. Raises ``SourceError`` for a
-        file that cannot be imported, ``WorkerFailed`` if the worker does not start."""
-        job = await self._journal.call(create_job, path, env, max_bytes=max_bytes)
+        file that cannot be imported (``AlreadySubmitted`` if ``once`` and ``env`` has a
+        job of the same content), ``WorkerFailed`` if the worker does not start."""
+        job = await self._journal.call(create_job, path, env, max_bytes=max_bytes, once=once)
         await self.start(job.id)
         return job
 

@@ -46,6 +46,7 @@ job's millionth line costs what its first did.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sqlite3
 import sys
@@ -60,7 +61,7 @@ from typing import IO, TYPE_CHECKING
 from tui_app.bulk.source import Fingerprint
 from tui_app.config import data_dir
 from tui_app.locked_sqlite import LockedConnection
-from tui_app.private_files import private_folder
+from tui_app.private_files import open_private, private_folder
 
 if TYPE_CHECKING:
     from tui_app.bulk.source import Checked
@@ -489,6 +490,14 @@ class Journal:
             )
         return [self._job(r) for r in rows]
 
+    def jobs_of_file(self, env: str, sha256: str) -> list[Job]:
+        """The jobs of environment ``env`` whose file had this content, newest first."""
+        rows = self._db.query(
+            "SELECT * FROM jobs WHERE env = ? AND sha256 = ? ORDER BY created_at DESC",
+            (env, sha256),
+        )
+        return [self._job(r) for r in rows]
+
     def _job(self, row: sqlite3.Row) -> Job:
         return Job(
             id=row["id"],
@@ -584,41 +593,39 @@ class Journal:
         """Hold the job's lock while running it; :class:`JobBusy` if someone else does.
         The lock is the operating system's: it goes away with its process, even a killed
         one, so a crashed run never blocks a resume."""
-        handle = self._take_lock(job_id, tries=LOCK_TRIES)
-        if handle is None:
+        lock = self._take_lock(job_id, tries=LOCK_TRIES)
+        if lock is None:
             raise JobBusy(f"bulk job {job_id} is already running in another process")
         try:
             yield
         finally:
-            handle.close()
+            _release(*lock)
 
     def is_running(self, job_id: str) -> bool:
-        handle = self._take_lock(job_id)
-        if handle is None:
+        lock = self._take_lock(job_id)
+        if lock is None:
             return True
-        handle.close()
+        _release(*lock)
         return False
 
-    def _take_lock(self, job_id: str, tries: int = 1) -> IO[bytes] | None:
-        folder = private_folder(self.path.parent / "bulk-locks")
-        handle = open(folder / f"{job_id}.lock", "a+b")  # noqa: SIM115 - returned open
-        for attempt in range(tries):
-            try:
-                if sys.platform == "win32":
-                    import msvcrt
-
-                    msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-                else:
-                    import fcntl
-
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return handle
-            except OSError:
-                # is_running() elsewhere holds it for an instant: look again shortly.
-                if attempt + 1 < tries:
-                    time.sleep(0.05)
-        handle.close()
-        return None
+    def _take_lock(self, job_id: str, tries: int = 1) -> tuple[IO[bytes], Path] | None:
+        """A ``flock`` on ``bulk-locks/JOB.lock``, a 0600 file that exists only while held
+        (:func:`_release` removes it). So a lock taken on a file its holder removed in the
+        meantime is no lock at all: it is let go, and the file now at the path locked instead."""
+        path = private_folder(self.path.parent / "bulk-locks") / f"{job_id}.lock"
+        attempt = 0
+        while True:
+            handle = open_private(path, "a+b")
+            if _lock(handle):
+                if _still_at(handle, path):
+                    return handle, path
+                handle.close()
+                continue
+            handle.close()
+            attempt += 1
+            if attempt == tries:
+                return None
+            time.sleep(0.05)  # is_running() elsewhere holds it for an instant
 
     # --- validation ---------------------------------------------------------------------
 
@@ -1011,6 +1018,38 @@ def _within(rows: list[sqlite3.Row], max_bytes: int) -> list[sqlite3.Row]:
         if total > max_bytes:
             return rows[: max(count, 1)]
     return rows
+
+
+def _lock(handle: IO[bytes]) -> bool:
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _still_at(handle: IO[bytes], path: Path) -> bool:
+    """Whether ``path`` still names the file ``handle`` has open."""
+    try:
+        return os.path.samestat(os.fstat(handle.fileno()), path.stat())
+    except FileNotFoundError:
+        return False
+
+
+def _release(handle: IO[bytes], path: Path) -> None:
+    """Let a job's lock go, removing its file first, while it is still held: no one else
+    can be holding it then, and whoever opened it meanwhile finds it gone once they lock it
+    (see :meth:`Journal._take_lock`). Windows cannot remove an open file: it stays there."""
+    if sys.platform != "win32":
+        path.unlink(missing_ok=True)
+    handle.close()
 
 
 def _superseded_text(line: int) -> str:

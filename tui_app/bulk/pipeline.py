@@ -75,6 +75,7 @@ from tui_app.bulk.source import (
     same_ref,
     verify_unchanged,
 )
+from tui_app.bulk.worker import Attached, look
 from tui_app.client.errors import (
     AuthError,
     BadResponse,
@@ -162,20 +163,38 @@ def settings_for(concurrency: int) -> Settings:
 ProgressCallback = Callable[[Job], None]
 
 
+class AlreadySubmitted(SourceError):
+    """The file, byte for byte, is already a job of the environment: submitting it again
+    would send every record again, and its data may be older than what the service has
+    been given since."""
+
+    def __init__(self, path: Path, earlier: Attached) -> None:
+        super().__init__(f"{path} was already submitted as job {earlier.job.id} "
+                         f"({earlier.words()}, on {earlier.job.created_at[:10]})")  # fmt: skip
+        self.earlier = earlier
+
+
 def create_job(
     journal: Journal,
     path: Path,
     env: str,
     batch_size: int = MAX_RECOMMENDED_BATCH,
     max_bytes: int | None = None,
+    *,
+    once: bool = False,
 ) -> Job:
     """Record a new job for ``path`` on environment ``env``; run it with :func:`run_job`.
     ``max_bytes`` caps a request's body (the environment's ``bulk_max_request_bytes``).
-    Raises :class:`~tui_app.bulk.source.SourceError` for a file that cannot be imported."""
+    Raises :class:`~tui_app.bulk.source.SourceError` for a file that cannot be imported,
+    and, if ``once``, :class:`AlreadySubmitted` for a file with the same content as an
+    earlier job of ``env`` (the newest one)."""
     if not 1 <= batch_size <= MAX_RECOMMENDED_BATCH:
         raise ValueError(f"the batch size must be between 1 and {MAX_RECOMMENDED_BATCH}")
     path = path.resolve()
-    return journal.create_job(env, path, inspect_file(path), batch_size, max_bytes)
+    fingerprint = inspect_file(path)
+    if once and (earlier := journal.jobs_of_file(env, fingerprint.sha256)):
+        raise AlreadySubmitted(path, look(journal, earlier[0].id))
+    return journal.create_job(env, path, fingerprint, batch_size, max_bytes)
 
 
 async def run_job(

@@ -17,6 +17,7 @@ import codecs
 import hashlib
 import os
 import re
+import stat
 import uuid
 import zlib
 from collections.abc import Iterable
@@ -40,7 +41,8 @@ _CHUNK = 1024 * 1024
 
 
 class SourceError(Exception):
-    """A file that cannot be imported at all (missing, a folder, empty, not UTF-8 text).
+    """A file that cannot be imported at all (missing, a folder, a pipe or a device, empty,
+    not UTF-8 text).
     The CLI prints the message and exits 2."""
 
     exit_code = 2
@@ -62,11 +64,17 @@ class Fingerprint:
 def inspect_file(path: Path) -> Fingerprint:
     """Check that ``path`` is a readable, non-empty UTF-8 text file and fingerprint it.
 
+    Only a regular file is read: opening a named pipe waits for a writer, and a pipe or a
+    device may never end, so either would hang the check instead of being refused.
+
     Only the first ``SNIFF_BYTES`` decide "not UTF-8 text" for the whole file (a binary,
     UTF-16 or Latin-1 file is refused before anything is recorded); a bad line further on
     is reported as that line's error.
     """
     try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise SourceError(f"{path} is {_kind(mode)}, not an NDJSON file")
         with open(path, "rb") as file:
             head = file.read(SNIFF_BYTES)
             size = os.fstat(file.fileno()).st_size
@@ -78,10 +86,19 @@ def inspect_file(path: Path) -> Fingerprint:
             return _fingerprint(file)
     except FileNotFoundError:
         raise SourceError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SourceError(f"{path} is a folder, not an NDJSON file") from None
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
 
 
 def _check_text(path: Path, head: bytes, truncated: bool) -> None:

@@ -24,7 +24,6 @@ def main(args: argparse.Namespace) -> int:
     from tui_app.config import ConfigError
     from tui_app.shell.output import (
         INTERRUPTED,
-        OK,
         REFUSED,
         UNREACHABLE,
         USAGE,
@@ -58,9 +57,8 @@ def main(args: argparse.Namespace) -> int:
     except ClientError as exc:  # credentials refused, the service failed (5xx)
         say(exc.message)
         return REFUSED
-    except BrokenPipeError:  # e.g. piped into head: the reader has what it wanted
-        _quiet_stdout()
-        return OK
+    except BrokenPipeError:
+        raise  # piped into head: tui_app.cli.main ends quietly
     except WireError as exc:  # a local file that is not a readable document
         say(str(exc))
         return USAGE
@@ -69,16 +67,3 @@ def main(args: argparse.Namespace) -> int:
         return USAGE
     except KeyboardInterrupt:
         return INTERRUPTED
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's final flush does not complain
-    about the closed pipe."""
-    import os
-    import sys
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass

@@ -52,6 +52,8 @@ def main(args: argparse.Namespace) -> int:
     except ClientError as exc:  # connecting (the embedded sandbox, credentials)
         _say(exc.message)
         return UNREACHABLE
+    except BrokenPipeError:
+        raise  # piped into head: tui_app.cli.main ends quietly
     except OSError as exc:
         _say(f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
         return USAGE

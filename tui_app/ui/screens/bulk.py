@@ -28,7 +28,8 @@ from textual.widgets import Button, DataTable, Label, ProgressBar, Static
 
 from tui_app.bulk.checker import available_cores
 from tui_app.bulk.control import JobControl
-from tui_app.bulk.journal import DONE, STOPPED, JobBusy, JournalError
+from tui_app.bulk.journal import DONE, STOPPED, Job, JobBusy, JournalError
+from tui_app.bulk.pipeline import AlreadySubmitted
 from tui_app.bulk.preflight import Preflight, preflight
 from tui_app.bulk.source import SourceError
 from tui_app.bulk.worker import Attached, WorkerFailed
@@ -231,8 +232,7 @@ class BulkScreen(AreaScreen):
         panel = self.query_one("#bulk-preflight", Static)
         env = self.app.config.environments.get(self.app.env_name)
         try:
-            job = await self.control.submit(path, self.app.env_name,
-                                            env.bulk_max_request_bytes if env else None)  # fmt: skip
+            job = await self._new_job(path, env.bulk_max_request_bytes if env else None)
         except SourceError as exc:
             self.query_one("#bulk-preflight-box").set_class(True, "-error")
             panel.update(Text(f"✗ Cannot submit: {exc}"))
@@ -241,6 +241,8 @@ class BulkScreen(AreaScreen):
         except (WorkerFailed, JobBusy, JournalError, OSError) as exc:
             why = getattr(exc, "strerror", None) or exc
             self.notify(f"Cannot submit {path}: {why}", severity="error", timeout=10)
+            return
+        if job is None:
             return
         self.path_input.value = ""
         self.checked = None
@@ -255,6 +257,18 @@ class BulkScreen(AreaScreen):
         self.watching.add(job.id)
         self.refresh_jobs(select=job.id)
         self.notify(f"Job {job.id} started: {job.path.name}")
+
+    async def _new_job(self, path: Path, max_bytes: int | None) -> Job | None:
+        """A started job for ``path``; for a file this environment already had a job of,
+        only once the user says so (None if not)."""
+        try:
+            return await self.control.submit(path, self.app.env_name, max_bytes, once=True)
+        except AlreadySubmitted as exc:
+            if not await self.app.push_screen_wait(ConfirmScreen(
+                    f"{exc}. Submit it again? Every record is sent again, and may overwrite "
+                    "what the service was given since.", yes="Submit again")):  # fmt: skip
+                return None
+        return await self.control.submit(path, self.app.env_name, max_bytes)
 
     # --- steering jobs ---
 
