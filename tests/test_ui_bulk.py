@@ -766,6 +766,10 @@ async def test_lines_of_unknown_outcome_are_verified_from_the_details(ui_app, tm
         with Journal() as journal:  # as if the answers to their requests had been lost
             journal._db.conn.execute("UPDATE lines SET state = 'UNKNOWN' WHERE job_id = ?",
                                   (job.id,))  # fmt: skip
+        # Seen: the jobs table showed such a job at 100 % with no trace of its unknown lines.
+        table = screen.query_one("#bulk-jobs", DataTable)
+        await wait_for(pilot, lambda: str(table.get_cell(job.id, "unknown")) == "3",
+                       "the jobs table to count the unknown lines")  # fmt: skip
         await pilot.press("f8")
         await settle(app, pilot)
         detail = app.screen

@@ -58,6 +58,7 @@ JOB_COLUMNS = [
     ("sent", "Sent"),
     ("completed", "Completed"),
     ("failed", "Failed"),
+    ("unknown", "Unknown"),  # sent, but the answer was lost: verify settles them
     ("file", "File"),
 ]
 
@@ -406,7 +407,7 @@ class BulkScreen(AreaScreen):
 
     def _cells(self, seen: Attached) -> tuple[str | Text, ...]:
         job, c = seen.job, seen.job.counts
-        numbers = (c.lines, c.invalid, c.sent_so_far, c.completed, c.failed)
+        numbers = (c.lines, c.invalid, c.sent_so_far, c.completed, c.failed, c.unknown)
         return (
             job.id,
             clip(job.env, 12),
