@@ -20,6 +20,7 @@ from tui_app.export_files import (
     save_export,
     save_order_draft,
     split_for_xml,
+    without_unknown,
     write_csv,
     xml_input_excludes,
 )
@@ -210,6 +211,22 @@ def test_an_xml_document_of_another_kind_is_refused(tmp_path):
     path.write_text("<Order><tlq/></Order>")
     with pytest.raises(WireError, match="expected the root element <Agent> or <Agency>"):
         read_profile(path)
+
+
+def test_what_is_no_field_of_a_profile_is_left_out_and_named():
+    data = {
+        "ProfileKey": "F1",
+        "Bogus": "1",
+        "BusinessAddress": {"City": "Reno", "Floor": "3", "DynamicData": {"Pager": "5"}},
+        "Contacts": [{"ContactType": "Billing", "Fax": "1"}, "not an object"],
+    }
+    kept, unknown = without_unknown(AgencyRecord, data)
+    assert unknown == ["Bogus", "BusinessAddress.Floor", "Contacts[0].Fax"]
+    assert kept == {
+        "ProfileKey": "F1",
+        "BusinessAddress": {"City": "Reno", "DynamicData": {"Pager": "5"}},
+        "Contacts": [{"ContactType": "Billing"}, "not an object"],
+    }
 
 
 ORDER_DRAFT = {

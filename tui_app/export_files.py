@@ -202,6 +202,34 @@ def field_names(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, An
     return out
 
 
+def without_unknown(
+    model: type[BaseModel], data: Mapping[str, Any], prefix: str = ""
+) -> tuple[dict[str, Any], list[str]]:
+    """``data`` (by field names) without the keys that are no field of ``model`` or of its
+    sections, and the paths of those left out (``Bogus``, ``Contacts[0].Pager``)."""
+    kept: dict[str, Any] = {}
+    unknown: list[str] = []
+    for key, value in data.items():
+        field = model.model_fields.get(key)
+        if field is None:
+            unknown.append(prefix + key)
+            continue
+        inner = _model_in(field.annotation)
+        if inner is not None and isinstance(value, Mapping):
+            value, more = without_unknown(inner, value, f"{prefix}{key}.")
+            unknown += more
+        elif inner is not None and isinstance(value, list):
+            items = []
+            for i, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    item, more = without_unknown(inner, item, f"{prefix}{key}[{i}].")
+                    unknown += more
+                items.append(item)
+            value = items
+        kept[key] = value
+    return kept, unknown
+
+
 def _model_in(annotation: Any) -> Any:
     """The model class inside an annotation such as ``list[AgencyContact] | None``."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
