@@ -419,3 +419,30 @@ async def test_a_tracking_refresh_that_outlives_the_list_ends_quietly(ui_app, mo
         worker = screen.refresh_tracking()
         await pilot.pause()
     assert worker.is_cancelled  # and no NoMatches raised as the block closed the app
+
+
+async def test_a_slow_lookup_says_it_is_under_way(ui_app, monkeypatch):
+    """Seen: while a lookup ran, the detail pane kept the previous lookup's error."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        screen.action_tab("tracking")
+        screen.look_up("NOPE")
+        await settle(app, pilot)
+        detail = screen.query_one("#tracked-detail", Static)
+        assert "no order" in str(detail.render()).lower()
+        client = await app.client()
+        answer = asyncio.Event()
+        order_status = client.order_status
+
+        async def slow(num: str):
+            await answer.wait()
+            return await order_status(num)
+
+        monkeypatch.setattr(client, "order_status", slow)
+        screen.look_up("SLOW1")
+        await pilot.pause()
+        assert str(detail.render()) == "Looking up order SLOW1…"
+        answer.set()
+        await settle(app, pilot)
+        assert "Order SLOW1" in str(detail.render())

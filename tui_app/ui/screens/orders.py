@@ -387,6 +387,8 @@ class OrdersScreen(AreaScreen):
 
     @work(exclusive=True, group="lookup")
     async def look_up(self, num: str) -> None:
+        # Not the last lookup's answer while this one is under way.
+        self._show("tracked-detail", None, Text(f"Looking up order {num}…"))
         try:
             client = await self.app.client()
             response = await client.order_status(num)
