@@ -260,3 +260,14 @@ def test_a_file_that_is_no_order_draft_says_so(tmp_path, name, content):
     path.write_bytes(content)
     with pytest.raises(ValueError):
         read_order_draft(path)
+
+
+def test_an_order_draft_is_json_or_xml_by_its_name_and_nothing_else(tmp_path):
+    """Seen: the dialog says ".json or .xml", yet draft.txt was saved as JSON."""
+    path = tmp_path / "draft.txt"
+    with pytest.raises(ValueError, match="a draft is a .json or an .xml file"):
+        save_order_draft(path, ORDER_DRAFT)
+    assert not path.exists()
+    path.write_text(json.dumps(ORDER_DRAFT))
+    with pytest.raises(ValueError, match="a draft is a .json or an .xml file"):
+        read_order_draft(path)

@@ -305,6 +305,26 @@ async def test_saving_a_draft_over_a_file_asks_first(ui_app, tmp_path):
         assert draft.stat().st_mode & 0o777 == 0o600
 
 
+async def test_a_draft_named_neither_json_nor_xml_is_refused(ui_app, tmp_path):
+    """Seen: the dialog says ".json or .xml", yet notes.txt was saved (as JSON)."""
+    draft = tmp_path / "notes.txt"
+    draft.write_text("my notes")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await pilot.press("f6")
+        await pilot.pause()
+        app.screen.query_one(Input).value = str(draft)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen  # not asked whether to replace it: refused at once
+        await settle(app, pilot)
+        assert draft.read_text() == "my notes"
+        note = shown(app)[-1]
+        assert note.severity == "error"
+        assert note.message == f"Cannot use {draft}: a draft is a .json or an .xml file"
+
+
 async def test_appoint_from_a_record_prefills_the_form(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -25,7 +25,7 @@ from textual.widgets import (
 
 from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
 from tui_app.contract.order import Order, OrderResponse
-from tui_app.export_files import read_order_draft, save_order_draft
+from tui_app.export_files import order_draft_format, read_order_draft, save_order_draft
 from tui_app.tracking import OrderBook
 from tui_app.ui.fields import describe, misfits
 from tui_app.ui.key_values import key_values
@@ -293,9 +293,12 @@ class OrdersScreen(AreaScreen):
         path = await self.app.push_screen_wait(
             PathScreen("Save the draft as (.json or .xml)", "order-draft.json")
         )
-        if path is None or not await may_replace(self.app, [path]):
+        if path is None:
             return
         try:
+            order_draft_format(path)  # a wrong suffix is refused before asking to replace
+            if not await may_replace(self.app, [path]):
+                return
             await asyncio.to_thread(save_order_draft, path, self.form.data())
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
