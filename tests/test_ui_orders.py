@@ -12,10 +12,11 @@ from textual.widgets import DataTable, Input, Select, Static
 from ui_support import SIZE, settle, shown
 
 from tui_app.client import factory
+from tui_app.contract.order import OrderResponse
 from tui_app.tracking import OrderBook
 from tui_app.ui.screens import orders as orders_screen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
-from tui_app.ui.screens.orders import OrdersScreen
+from tui_app.ui.screens.orders import OrdersScreen, render_order
 from tui_app.ui.widgets.model_form import ModelForm
 
 
@@ -466,3 +467,22 @@ async def test_a_slow_lookup_says_it_is_under_way(ui_app, monkeypatch):
         answer.set()
         await settle(app, pilot)
         assert "Order SLOW1" in str(detail.render())
+
+
+def test_status_times_are_shown_readably():
+    """Seen: "since 2026-11-23T17:29:15.262029+00:00"."""
+    response = OrderResponse.model_validate(
+        {
+            "order": {
+                "orderDetails": {
+                    "clientOrderNum": "APP1",
+                    "status": "RECEIVED",
+                    "statusDate": "2026-11-23T17:29:15.262029+00:00",
+                    "notes": [{"at": "2026-11-23T12:29:15-05:00", "stage": "intake", "text": "ok"}],
+                }
+            }
+        }
+    )
+    text = render_order(response, reveal=False).plain
+    assert "since 2026-11-23 17:29:15 UTC" in text
+    assert "  2026-11-23 17:29:15 UTC intake       ok" in text

@@ -32,6 +32,7 @@ from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import ModelForm
+from tui_app.words import utc_time
 
 PRODUCER_TYPES = [("Individual", "I"), ("Agency", "A")]
 FILING_TYPES = [("Appointment", "A"), ("Termination", "T")]
@@ -84,7 +85,7 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
     text.append(f"\nStatus: {d.status}", style="bold")
     text.append(" — final" if d.final else " — in progress")
     if d.statusDate:
-        text.append(f"  since {d.statusDate}")
+        text.append(f"  since {utc_time(d.statusDate, seconds=True)}")
     if d.updated or updated:
         text.append("\nThis submission updated an existing order.")
     if d.message:
@@ -97,7 +98,8 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
     if d.notes:
         text.append("\nProcessing notes\n", style="bold")
         for note in d.notes:
-            text.append(f"  {note.at or '':26} {note.stage or '':12} {note.text}\n")
+            at = utc_time(note.at, seconds=True) if note.at else ""
+            text.append(f"  {at:23} {note.stage or '':12} {note.text}\n")
     if info.itemDetails:
         text.append("\nAs filed\n", style="bold")
         text.append_text(key_values(info.itemDetails, reveal, indent="  "))
@@ -373,7 +375,7 @@ class OrdersScreen(AreaScreen):
                 Text("agency" if o.ptype == "A" else "individual"),
                 Text(o.applicant),
                 Text(f"${o.total_fee:.2f}"),
-                Text(o.checked_at),
+                Text(utc_time(o.checked_at, seconds=True)),
                 key=o.client_order_num,
             )
         if table.row_count:
