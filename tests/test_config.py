@@ -10,6 +10,7 @@ import platformdirs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from tui_app.config import (
     GROUPS,
@@ -20,6 +21,7 @@ from tui_app.config import (
     config_path,
     data_dir,
     load_config,
+    looks_like_secret,
     save_config,
     user_themes_dir,
 )
@@ -239,6 +241,12 @@ BROKEN = {
         '[environments.s.auth]\ntype = "bearer"\ntoken_env = "eyJhbGciOi.J9-x"\n',
         "6: environments.s.auth.token_env: must be the name of an environment variable",
     ),
+    "key pasted as a variable name": (
+        'active = "s"\n[environments.s]\nembedded = true\n'
+        '[environments.s.auth]\ntype = "bearer"\n'
+        'token_env = "sk_live_51HxYzAbCdEf0123456789abcdef"\n',
+        "6: environments.s.auth.token_env: looks like a secret",
+    ),
     "URL on an embedded environment": (
         'active = "s"\n[environments.s]\nembedded = true\nbase_url = "https://a.test"\n',
         "2: environments.s: an embedded environment runs in-process",
@@ -415,3 +423,30 @@ def test_a_bad_date_format_or_dialect_is_named(
 ) -> None:
     text = f'active = "sandbox"\n[environments.sandbox]\nembedded = true\n{setting}\n'
     assert expected in load_error(config_file, text)
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("sk_live_51HxYzAbCdEf0123456789abcdef", True),  # seen saved in clear
+        ("ghp_abc", True),
+        ("AKIAIOSFODNN7EXAMPLE", True),
+        ("xoxb_123", True),
+        ("a1b2c3d4e5f6g7h8i9j0", True),  # 20 characters, lowercase and digits
+        ("REGISTRY_TOKEN", False),
+        ("my_token", False),
+        ("REGISTRY_TOKEN_2024_PRODUCTION", False),  # long, but no lowercase
+        ("my_registry_token_for_production", False),  # long, but no digit
+        ("a1b2c3d4e5f6g7h8i9j", False),  # 19 characters
+    ],
+)
+def test_a_secret_pasted_where_a_variable_name_goes_is_told_apart(name, secret, monkeypatch):
+    monkeypatch.delenv(name, raising=False)
+    assert looks_like_secret(name) is secret
+    if secret:
+        with pytest.raises(ValidationError, match="looks like a secret"):
+            Auth(type="bearer", token_env=name)
+    # A variable that is set is one, whatever its name.
+    monkeypatch.setenv(name, "x")
+    assert not looks_like_secret(name)
+    assert Auth(type="bearer", token_env=name).token_env == name

@@ -93,3 +93,15 @@ def test_a_draft_says_where_it_points():
     draft.values["base_urls.bulk"] = ""
     assert draft.where() == "no URL yet"
     assert Draft.new("new").where() == "no URL yet"  # not embedded unless said
+
+
+def test_a_key_typed_as_the_variable_name_is_an_error_on_its_field(monkeypatch):
+    """Seen: sk_live_... only warned "is not set in this terminal" and was saved in clear."""
+    key = "sk_live_51HxYzAbCdEf0123456789abcdef"
+    monkeypatch.delenv(key, raising=False)
+    env, errors = check_environment(values_of(STAGING) | {"auth.token_env": key}, STAGING)
+    assert env is None  # nothing to save
+    assert list(errors) == ["auth.token_env"]
+    assert errors["auth.token_env"][0].startswith("looks like a secret")
+    env, errors = check_environment(values_of(STAGING) | {"auth.token_env": "my_token"}, STAGING)
+    assert env is not None and not errors

@@ -20,6 +20,7 @@ from tui_app.export_files import (
     save_export,
     save_order_draft,
     split_for_xml,
+    without_unknown,
     write_csv,
     xml_input_excludes,
 )
@@ -212,6 +213,22 @@ def test_an_xml_document_of_another_kind_is_refused(tmp_path):
         read_profile(path)
 
 
+def test_what_is_no_field_of_a_profile_is_left_out_and_named():
+    data = {
+        "ProfileKey": "F1",
+        "Bogus": "1",
+        "BusinessAddress": {"City": "Reno", "Floor": "3", "DynamicData": {"Pager": "5"}},
+        "Contacts": [{"ContactType": "Billing", "Fax": "1"}, "not an object"],
+    }
+    kept, unknown = without_unknown(AgencyRecord, data)
+    assert unknown == ["Bogus", "BusinessAddress.Floor", "Contacts[0].Fax"]
+    assert kept == {
+        "ProfileKey": "F1",
+        "BusinessAddress": {"City": "Reno", "DynamicData": {"Pager": "5"}},
+        "Contacts": [{"ContactType": "Billing"}, "not an object"],
+    }
+
+
 ORDER_DRAFT = {
     "tlq": {"juris": "TX", "pType": "A", "clientOrderNum": "DRAFT1"},
     "data": {
@@ -242,4 +259,15 @@ def test_a_file_that_is_no_order_draft_says_so(tmp_path, name, content):
     path = tmp_path / name
     path.write_bytes(content)
     with pytest.raises(ValueError):
+        read_order_draft(path)
+
+
+def test_an_order_draft_is_json_or_xml_by_its_name_and_nothing_else(tmp_path):
+    """Seen: the dialog says ".json or .xml", yet draft.txt was saved as JSON."""
+    path = tmp_path / "draft.txt"
+    with pytest.raises(ValueError, match="a draft is a .json or an .xml file"):
+        save_order_draft(path, ORDER_DRAFT)
+    assert not path.exists()
+    path.write_text(json.dumps(ORDER_DRAFT))
+    with pytest.raises(ValueError, match="a draft is a .json or an .xml file"):
         read_order_draft(path)

@@ -137,7 +137,7 @@ async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):
         screen.show_result("agent", "BIG", big)
         await pilot.pause()
         [node] = screen.data_tree.root.children
-        assert str(node.label) == "License  (25000 records)" and not node.children
+        assert str(node.label) == "License  (25,000 records)" and not node.children
         screen.data_tree.focus()
         screen.data_tree.move_cursor(node)
         await pilot.press("enter")
@@ -145,7 +145,7 @@ async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):
         assert len(node.children) == PAGE + 1  # a page, not 25,000 nodes
         more = node.children[-1]
         assert isinstance(more.data, MoreEntry)
-        assert str(more.label) == f"… {25_000 - PAGE} more (Enter shows {PAGE})"
+        assert str(more.label) == f"… {25_000 - PAGE:,} more (Enter shows {PAGE})"
         assert str(node.children[0].label) == "1. CA · L0"  # no personal data in labels
         screen.data_tree.move_cursor(more)
         await pilot.press("enter")
@@ -153,6 +153,22 @@ async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):
         assert len(node.children) == 2 * PAGE + 1
         assert screen.data_tree.cursor_node.data == RecordEntry(big.dataSets[0], PAGE)
         assert f"License record {PAGE + 1}" in text_of(screen, "#export-detail")
+
+
+async def test_one_record_is_counted_in_the_singular(ui_app):
+    """Seen: "1 records"."""
+    one = ExportResponse(dataSets=[DataSet(dataSetType="AgentLicenseDataSet", records=[{}])])
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_export(app, pilot, imported=False)
+        screen.show_result("agent", "ONE", one)
+        await pilot.pause()
+        assert text_of(screen, "#export-info").startswith("1 data set, 1 record. ")
+        [node] = screen.data_tree.root.children
+        assert str(node.label) == "License  (1 record)"
+        screen.data_tree.move_cursor(node)
+        await pilot.pause()
+        assert text_of(screen, "#export-detail") == "License (AgentLicenseDataSet): 1 record."
 
 
 async def answer_path(app, pilot, key: str, path, *, asked: bool = False) -> None:
@@ -194,7 +210,7 @@ async def test_the_result_saves_as_json_and_as_csv_files(ui_app, tmp_path):
         assert [r["AddressType"] for r in rows] == ["BusinessAddress", "MailingAddress"]
         assert json.loads(rows[0]["DynamicData"]) == {"Branch": "West", "Desk": "7"}
         assert rows[1]["DynamicData"] == ""  # a column of the union, empty where absent
-        assert f"Saved {len(filled)} file(s)" in last_note(app)
+        assert f"Saved {len(filled)} files" in last_note(app)
         assert f"No file for the empty data sets: {', '.join(empty)}." in last_note(app)
 
 

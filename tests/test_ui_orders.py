@@ -12,10 +12,11 @@ from textual.widgets import DataTable, Input, Select, Static
 from ui_support import SIZE, settle, shown
 
 from tui_app.client import factory
+from tui_app.contract.order import OrderResponse
 from tui_app.tracking import OrderBook
 from tui_app.ui.screens import orders as orders_screen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
-from tui_app.ui.screens.orders import OrdersScreen
+from tui_app.ui.screens.orders import OrdersScreen, render_order
 from tui_app.ui.widgets.model_form import ModelForm
 
 
@@ -305,6 +306,26 @@ async def test_saving_a_draft_over_a_file_asks_first(ui_app, tmp_path):
         assert draft.stat().st_mode & 0o777 == 0o600
 
 
+async def test_a_draft_named_neither_json_nor_xml_is_refused(ui_app, tmp_path):
+    """Seen: the dialog says ".json or .xml", yet notes.txt was saved (as JSON)."""
+    draft = tmp_path / "notes.txt"
+    draft.write_text("my notes")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await pilot.press("f6")
+        await pilot.pause()
+        app.screen.query_one(Input).value = str(draft)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen  # not asked whether to replace it: refused at once
+        await settle(app, pilot)
+        assert draft.read_text() == "my notes"
+        note = shown(app)[-1]
+        assert note.severity == "error"
+        assert note.message == f"Cannot use {draft}: a draft is a .json or an .xml file"
+
+
 async def test_appoint_from_a_record_prefills_the_form(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -419,3 +440,49 @@ async def test_a_tracking_refresh_that_outlives_the_list_ends_quietly(ui_app, mo
         worker = screen.refresh_tracking()
         await pilot.pause()
     assert worker.is_cancelled  # and no NoMatches raised as the block closed the app
+
+
+async def test_a_slow_lookup_says_it_is_under_way(ui_app, monkeypatch):
+    """Seen: while a lookup ran, the detail pane kept the previous lookup's error."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        screen.action_tab("tracking")
+        screen.look_up("NOPE")
+        await settle(app, pilot)
+        detail = screen.query_one("#tracked-detail", Static)
+        assert "no order" in str(detail.render()).lower()
+        client = await app.client()
+        answer = asyncio.Event()
+        order_status = client.order_status
+
+        async def slow(num: str):
+            await answer.wait()
+            return await order_status(num)
+
+        monkeypatch.setattr(client, "order_status", slow)
+        screen.look_up("SLOW1")
+        await pilot.pause()
+        assert str(detail.render()) == "Looking up order SLOW1…"
+        answer.set()
+        await settle(app, pilot)
+        assert "Order SLOW1" in str(detail.render())
+
+
+def test_status_times_are_shown_readably():
+    """Seen: "since 2026-11-23T17:29:15.262029+00:00"."""
+    response = OrderResponse.model_validate(
+        {
+            "order": {
+                "orderDetails": {
+                    "clientOrderNum": "APP1",
+                    "status": "RECEIVED",
+                    "statusDate": "2026-11-23T17:29:15.262029+00:00",
+                    "notes": [{"at": "2026-11-23T12:29:15-05:00", "stage": "intake", "text": "ok"}],
+                }
+            }
+        }
+    )
+    text = render_order(response, reveal=False).plain
+    assert "since 2026-11-23 17:29:15 UTC" in text
+    assert "  2026-11-23 17:29:15 UTC intake       ok" in text

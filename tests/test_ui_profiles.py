@@ -259,9 +259,11 @@ async def test_each_validation_of_the_service_lands_on_its_field(ui_app, monkeyp
         assert error_text(second, "EmailAddress") == "✗ bounced"
         assert error_text(first, "EmailAddress") == ""
         assert error_text(screen.editor.form, "BusinessAddress.Zip") == "✗ unknown ZIP code"
-        # Every section the service names opens, so its error is in sight.
+        # Every section the service names opens, so its error is in sight; its title
+        # counts it (the message is on the field).
         business = screen.query_one("#" + widget_id("BusinessAddress") + "-group", Collapsible)
-        assert not business.collapsed and str(business.title) == "BusinessAddress"
+        assert not business.collapsed
+        assert str(business.title) == "BusinessAddress  ✗ 1 field to correct"
         # Focus is on the first of them in the form's order.
         assert app.focused is screen.editor.form.query_one("#" + widget_id("BusinessAddress.Zip"))
 
@@ -522,3 +524,38 @@ async def test_an_opened_agency_loses_the_contact_removed_and_keeps_the_rest(ui_
             **agency,
             "Contacts": agency["Contacts"][1:],
         }
+
+
+BAD_AGENT_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<Agent>
+  <ProfileKey>K1</ProfileKey><Ssn>000450001</Ssn><Bogus>1</Bogus>
+  <BusinessAddress><AddressId>abc</AddressId><StreetAddress1>1 Main St</StreetAddress1>
+    <City>Austin</City><State>TX</State><Zip>73301</Zip><Floor>3</Floor></BusinessAddress>
+  <Demographic><EmpStatus>soon</EmpStatus><FirstName>Kim</FirstName>
+    <LastName>Lee</LastName></Demographic>
+</Agent>"""
+
+
+async def test_a_loaded_profile_shows_its_errors_and_what_it_left_out(ui_app, tmp_path):
+    """Seen: F7 said "Loaded" and marked nothing until F5, a collapsed section holding an
+    error said nothing on its title, and <Bogus> vanished without a word."""
+    path = tmp_path / "agent.xml"
+    path.write_text(BAD_AGENT_XML)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await answer_path(app, pilot, "f7", path)
+        form = screen.editor.form
+        assert error_text(form, "BusinessAddress.AddressId") == "✗ must be a whole number"
+        assert app.focused is form.query_one("#" + widget_id("BusinessAddress.AddressId"))
+        group = form.query_one("#" + widget_id("Demographic") + "-group", Collapsible)
+        assert group.collapsed and "✗ 1 field to correct" in str(group.title)
+        note = notes(app)[-1]
+        assert "left out what is not a field of an agent profile: Bogus, BusinessAddress.Floor" in (
+            note
+        )
+        assert note.endswith("Correct the fields marked ✗ before importing.")
+        assert "Bogus" not in screen.editor.data()
+        # Correcting the field clears the section's mark.
+        await fill(pilot, form, {"Demographic.EmpStatus": "7040"})
+        assert str(group.title) == "Demographic"

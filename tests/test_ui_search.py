@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 
+import httpx
 import tomli_w
 from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 from ui_support import SIZE, settle
 
-from tui_app.config import config_path, load_config
+from tui_app.client.registry import RegistryClient, RetryPolicy
+from tui_app.config import GROUPS, config_path, load_config
 from tui_app.ui.app import ProducerApp
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.screens.record import RecordScreen
@@ -332,3 +334,23 @@ async def test_no_color_is_honoured(ui_app, monkeypatch):
         assert colours(app.export_screenshot()) <= frame
         # States still read in words without colour.
         assert "● online" in text_of(app, "#service-state")
+
+
+async def test_a_failed_search_clears_the_hits_of_the_previous_one(ui_app):
+    """Seen: after "Search failed … (500)" the previous search's hits stayed in the table
+    as if they were the answer."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await search_avery(app, pilot)
+        assert app.screen.query_one("#results", DataTable).row_count == 1
+        app.connection.client = RegistryClient(
+            {g: f"http://registry.test/{g}" for g in GROUPS},
+            transport=httpx.MockTransport(lambda request: httpx.Response(500)),
+            retry=RetryPolicy(attempts=1),
+        )
+        await type_into(pilot, "#f-FirstName", "x")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen.query_one("#results", DataTable).row_count == 0
+        assert text_of(app, "#result-info").startswith("Search failed: the service failed (500)")

@@ -113,11 +113,31 @@ def _check_url(url: str) -> str:
     return url
 
 
+SECRET_PREFIXES = ("sk_", "pk_", "ghp_", "xox", "AKIA", "eyJ")
+"""How well-known keys and tokens begin (Stripe, GitHub, Slack, AWS, a JWT)."""
+
+
+def looks_like_secret(name: str) -> bool:
+    """Whether ``name``, set as no environment variable here, reads as a pasted secret
+    rather than a variable's name: a known key prefix, or 20+ characters mixing lowercase
+    letters and digits (``REGISTRY_TOKEN`` and ``my_token`` do not)."""
+    if name in os.environ:
+        return False
+    mixed = any(c.islower() for c in name) and any(c.isdigit() for c in name)
+    return name.startswith(SECRET_PREFIXES) or (len(name) >= 20 and mixed)
+
+
 def _check_env_name(name: str) -> str:
-    # Catches the easy mistake of pasting the secret itself where its variable's name goes.
+    # Catches the easy mistake of pasting the secret itself where its variable's name
+    # goes: saved, it would sit in clear text in the file.
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise ValueError(
             "must be the name of an environment variable (letters, digits, _), not the secret"
+        )
+    if looks_like_secret(name):
+        raise ValueError(
+            "looks like a secret, and no environment variable has this name: put the secret "
+            "in an environment variable and write that variable's name here"
         )
     return name
 

@@ -202,6 +202,34 @@ def field_names(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, An
     return out
 
 
+def without_unknown(
+    model: type[BaseModel], data: Mapping[str, Any], prefix: str = ""
+) -> tuple[dict[str, Any], list[str]]:
+    """``data`` (by field names) without the keys that are no field of ``model`` or of its
+    sections, and the paths of those left out (``Bogus``, ``Contacts[0].Pager``)."""
+    kept: dict[str, Any] = {}
+    unknown: list[str] = []
+    for key, value in data.items():
+        field = model.model_fields.get(key)
+        if field is None:
+            unknown.append(prefix + key)
+            continue
+        inner = _model_in(field.annotation)
+        if inner is not None and isinstance(value, Mapping):
+            value, more = without_unknown(inner, value, f"{prefix}{key}.")
+            unknown += more
+        elif inner is not None and isinstance(value, list):
+            items = []
+            for i, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    item, more = without_unknown(inner, item, f"{prefix}{key}[{i}].")
+                    unknown += more
+                items.append(item)
+            value = items
+        kept[key] = value
+    return kept, unknown
+
+
 def _model_in(annotation: Any) -> Any:
     """The model class inside an annotation such as ``list[AgencyContact] | None``."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -216,11 +244,20 @@ def _is_list(annotation: Any) -> bool:
 # --- order drafts ----------------------------------------------------------------------
 
 
+def order_draft_format(path: Path) -> str:
+    """``json`` or ``xml``, by ``path``'s suffix; ``ValueError`` for another (a ``.txt``
+    saved as JSON would not be the file its name says)."""
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".xml"):
+        raise ValueError("a draft is a .json or an .xml file")
+    return suffix[1:]
+
+
 def save_order_draft(path: Path, data: Mapping[str, Any]) -> None:
-    """An order form's values (``tlq`` and ``data``) as an XML ``Order`` document when
-    ``path`` ends in ``.xml``, else as JSON; 0600 (a draft holds a tax id, perhaps a birth
-    date). Raises ``OSError``, or ``ValueError`` for values XML cannot carry."""
-    if path.suffix.lower() == ".xml":
+    """An order form's values (``tlq`` and ``data``) as JSON, or as an XML ``Order``
+    document for ``.xml``; 0600 (a draft holds a tax id, perhaps a birth date). Raises
+    ``OSError``, or ``ValueError`` for another suffix or values XML cannot carry."""
+    if order_draft_format(path) == "xml":
         from tui_app.wire.xml import dump_xml_dict
 
         content = dump_xml_dict("Order", data)
@@ -233,7 +270,7 @@ def save_order_draft(path: Path, data: Mapping[str, Any]) -> None:
 def read_order_draft(path: Path) -> dict[str, Any]:
     """An order draft saved by :func:`save_order_draft` (or written by hand), not
     validated. Raises ``OSError``, or ``ValueError`` saying why it is no draft."""
-    if path.suffix.lower() == ".xml":
+    if order_draft_format(path) == "xml":
         from tui_app.contract.order import Order
         from tui_app.wire.xml import load_xml_data
 

@@ -18,7 +18,7 @@ from tui_app.bulk.journal import (
     LineOutcome,
 )
 from tui_app.bulk.preflight import Preflight
-from tui_app.words import counted
+from tui_app.words import counted, utc_time
 
 
 def progress_text(job: Job, width: int = 8) -> str:
@@ -40,8 +40,8 @@ def counts_words(job: Job) -> str:
 
 
 def created_words(job: Job) -> str:
-    """``2026-11-21 09:30`` (the journal keeps UTC times)."""
-    return job.created_at[:16].replace("T", " ")
+    """``2026-11-21 09:30 UTC``."""
+    return utc_time(job.created_at)
 
 
 def outcome_words(line: LineOutcome) -> str:

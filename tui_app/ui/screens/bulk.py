@@ -487,7 +487,7 @@ class BulkScreen(AreaScreen):
         elif job.state == STOPPED and job.message and not seen.running:
             shown_text.append(f"\nStopped: {job.message}. F6 resumes it.")
         else:
-            shown_text.append(f"\nCreated {created_words(job)} UTC  ·  Enter or F8: every "
+            shown_text.append(f"\nCreated {created_words(job)}  ·  Enter or F8: every "
                               "line's outcome.")  # fmt: skip
         text.update(shown_text)
 

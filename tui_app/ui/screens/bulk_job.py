@@ -146,7 +146,7 @@ class BulkJobScreen(ProducerScreen):
         text = Text()
         text.append(f"Job {job.id}", style="bold")
         text.append(f"  {self.seen.words()}  ·  env {job.env}  ·  "
-                    f"created {created_words(job)} UTC  ·  up to {job.batch_size} records per "
+                    f"created {created_words(job)}  ·  up to {job.batch_size} records per "
                     "request\n")  # fmt: skip
         text.append(f"{job.path}  ({job.fingerprint.size:,} bytes)")
         if job.state == STOPPED and job.message:

@@ -32,6 +32,7 @@ from tui_app.ui.widgets.export_tree import (
     RecordEntry,
     SetEntry,
 )
+from tui_app.words import counted
 
 KINDS = [("Agent", "agent"), ("Agency", "agency")]
 REQUESTS = {"agent": AgentExportRequest, "agency": AgencyExportRequest}
@@ -150,8 +151,8 @@ class ExportScreen(AreaScreen):
         total = sum(len(ds.records) for ds in data_sets)
         self.data_tree.show(f"{kind} {key}", data_sets)
         self.query_one("#export-info", Static).update(
-            f"{len(data_sets)} data sets, {total} records. Enter opens a data set "
-            f"({PAGE} records at a time); F6 saves, F7 edits the profile."
+            f"{counted(len(data_sets), 'data set')}, {counted(total, 'record')}. Enter opens "
+            f"a data set ({PAGE} records at a time); F6 saves, F7 edits the profile."
         )
         self.query_one("#export-detail", Static).update("")
 
@@ -168,7 +169,7 @@ class ExportScreen(AreaScreen):
             detail.update(text + key_values(entry.record, self.app.reveal_pii))
         elif isinstance(entry, SetEntry):
             ds = entry.data_set
-            detail.update(f"{ds.name} ({ds.dataSetType}): {len(ds.records)} records.")
+            detail.update(f"{ds.name} ({ds.dataSetType}): {counted(len(ds.records), 'record')}.")
         elif isinstance(entry, MoreEntry):
             detail.update("Enter shows the next records of this data set.")
         else:
@@ -205,7 +206,7 @@ class ExportScreen(AreaScreen):
             if empty and path.suffix.lower() == ".csv"
             else ""
         )
-        self.notify(f"Saved {len(written)} file(s) in {path.parent}: {names}.{skipped}")
+        self.notify(f"Saved {counted(len(written), 'file')} in {path.parent}: {names}.{skipped}")
 
     @on(Button.Pressed, "#export-edit")
     async def action_edit(self) -> None:

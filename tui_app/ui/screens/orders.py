@@ -25,13 +25,14 @@ from textual.widgets import (
 
 from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
 from tui_app.contract.order import Order, OrderResponse
-from tui_app.export_files import read_order_draft, save_order_draft
+from tui_app.export_files import order_draft_format, read_order_draft, save_order_draft
 from tui_app.tracking import OrderBook
 from tui_app.ui.fields import describe, misfits
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import ModelForm
+from tui_app.words import utc_time
 
 PRODUCER_TYPES = [("Individual", "I"), ("Agency", "A")]
 FILING_TYPES = [("Appointment", "A"), ("Termination", "T")]
@@ -84,7 +85,7 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
     text.append(f"\nStatus: {d.status}", style="bold")
     text.append(" — final" if d.final else " — in progress")
     if d.statusDate:
-        text.append(f"  since {d.statusDate}")
+        text.append(f"  since {utc_time(d.statusDate, seconds=True)}")
     if d.updated or updated:
         text.append("\nThis submission updated an existing order.")
     if d.message:
@@ -97,7 +98,8 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
     if d.notes:
         text.append("\nProcessing notes\n", style="bold")
         for note in d.notes:
-            text.append(f"  {note.at or '':26} {note.stage or '':12} {note.text}\n")
+            at = utc_time(note.at, seconds=True) if note.at else ""
+            text.append(f"  {at:23} {note.stage or '':12} {note.text}\n")
     if info.itemDetails:
         text.append("\nAs filed\n", style="bold")
         text.append_text(key_values(info.itemDetails, reveal, indent="  "))
@@ -293,9 +295,12 @@ class OrdersScreen(AreaScreen):
         path = await self.app.push_screen_wait(
             PathScreen("Save the draft as (.json or .xml)", "order-draft.json")
         )
-        if path is None or not await may_replace(self.app, [path]):
+        if path is None:
             return
         try:
+            order_draft_format(path)  # a wrong suffix is refused before asking to replace
+            if not await may_replace(self.app, [path]):
+                return
             await asyncio.to_thread(save_order_draft, path, self.form.data())
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
@@ -370,7 +375,7 @@ class OrdersScreen(AreaScreen):
                 Text("agency" if o.ptype == "A" else "individual"),
                 Text(o.applicant),
                 Text(f"${o.total_fee:.2f}"),
-                Text(o.checked_at),
+                Text(utc_time(o.checked_at, seconds=True)),
                 key=o.client_order_num,
             )
         if table.row_count:
@@ -387,6 +392,8 @@ class OrdersScreen(AreaScreen):
 
     @work(exclusive=True, group="lookup")
     async def look_up(self, num: str) -> None:
+        # Not the last lookup's answer while this one is under way.
+        self._show("tracked-detail", None, Text(f"Looking up order {num}…"))
         try:
             client = await self.app.client()
             response = await client.order_status(num)

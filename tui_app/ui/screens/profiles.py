@@ -5,6 +5,7 @@ keeps them, and an import says it will leave them out before it sends anything."
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,10 +21,11 @@ from tui_app.contract.errors import ContractError, parse_validations
 from tui_app.contract.profile import ImportResult
 from tui_app.contract.profile_sets import (
     PROFILE_DATA_SETS,
+    RECORD_MODELS,
     Record,
     record_from_data_sets,
 )
-from tui_app.export_files import profile_line, profile_xml, read_profile
+from tui_app.export_files import profile_line, profile_xml, read_profile, without_unknown
 from tui_app.pii import mask_tree
 from tui_app.private_files import open_private
 from tui_app.ui.fields import check
@@ -341,12 +343,22 @@ class ProfilesScreen(AreaScreen):
         if path is None:
             return
         try:
-            kind, data = read_profile(path)
+            kind, data = await asyncio.to_thread(read_profile, path)
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
             return
         if not await self._may_replace():
             return
+        # The form has no place for them: say so rather than keep them as errors no
+        # field shows, or drop them without a word.
+        data, unknown = without_unknown(RECORD_MODELS[kind], data)
         await self.show_profile(kind, data)
-        self.editor.focus_first_error()
-        self.notify(f"Loaded the {kind} profile from {path}")
+        note = f"Loaded the {kind} profile from {path}"
+        if unknown:
+            note += f"; left out what is not a field of an {kind} profile: {', '.join(unknown)}"
+        # Every problem of the file at once, as after a failed import.
+        valid = self.editor.xml_record() is not None
+        if not valid:
+            self.editor.focus_first_error()
+            note += ". Correct the fields marked ✗ before importing."
+        self.notify(note, severity="information" if valid and not unknown else "warning")

@@ -91,12 +91,14 @@ class SearchScreen(AreaScreen):
 
     def _env_changed(self) -> None:
         """Hits and records of the old environment do not belong under the new name."""
+        self._clear_results(f"Environment changed to {self.app.env_name}: search again.")
+
+    def _clear_results(self, why: str | Text) -> None:
+        """Empty the table, saying ``why`` in its place."""
         self.rows = []
         self._clear_filter()
         self.query_one("#results", DataTable).clear(columns=True)
-        self.query_one("#result-info", Static).update(
-            f"Environment changed to {self.app.env_name}: search again."
-        )
+        self.query_one("#result-info", Static).update(why)
 
     # --- the form follows the kind and the SearchType ---
 
@@ -186,7 +188,8 @@ class SearchScreen(AreaScreen):
         self.show_results(kind, result)
 
     def _fail(self, message: str) -> None:
-        self.query_one("#result-info", Static).update(Text(f"Search failed: {message}"))
+        # The previous search's hits would pass for this one's answer.
+        self._clear_results(Text(f"Search failed: {message}"))
         self.notify(message, title="Search failed", severity="error")
 
     def show_results(self, kind: str, result: AgentSearchResponse | AgencySearchResponse) -> None:

@@ -18,6 +18,7 @@ from textual.widgets.tree import TreeNode
 
 from tui_app.contract.export import DataSet
 from tui_app.pii import pii_kind
+from tui_app.words import counted
 
 PAGE = 100
 LABEL_VALUES = 3
@@ -64,7 +65,7 @@ class ExportTree(Tree[Entry]):
         self.root.set_label(title)
         for ds in data_sets:
             count = len(ds.records)
-            label = f"{ds.name}  ({count} record{'' if count == 1 else 's'})"
+            label = f"{ds.name}  ({counted(count, 'record')})"
             self.root.add(label, data=SetEntry(ds), allow_expand=bool(count))
         self.root.expand()
 
@@ -89,7 +90,7 @@ class ExportTree(Tree[Entry]):
         if end < len(ds.records):
             more = len(ds.records) - end
             node.add_leaf(
-                Text(f"… {more} more (Enter shows {min(PAGE, more)})", style="italic"),
+                Text(f"… {more:,} more (Enter shows {min(PAGE, more)})", style="italic"),
                 data=MoreEntry(ds, end),
             )
         # The lines moved under the cursor without it moving: say what it is on now.

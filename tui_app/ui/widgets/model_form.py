@@ -10,6 +10,7 @@ knows nothing of orders or searches.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from copy import deepcopy
 from typing import Any
@@ -38,10 +39,20 @@ from tui_app.ui.fields import (
     set_path,
     to_text,
 )
+from tui_app.words import counted
 
 
 def widget_id(path: str) -> str:
     return "f-" + path.replace(".", "--")
+
+
+def title_group(group: Collapsible, name: str, notes: Sequence[str]) -> None:
+    """Title ``group`` with its ``name`` and what is wrong inside it, so a collapsed group
+    still says it holds an error."""
+    title = "  ".join([name, *notes])
+    if str(group.title) != title:
+        group.title = title
+        group.set_class(bool(notes), "-invalid")
 
 
 def _choices(spec: FieldSpec, text: str) -> list[tuple[str, str]]:
@@ -111,6 +122,8 @@ class ModelForm(VerticalScroll, can_focus=False):
         self._error_lines: dict[str, Static] = {}
         self.group_specs = {spec.path: spec for spec in groups(self.specs)}
         self._groups: dict[str, Collapsible] = {}
+        self._group_notes: dict[str, list[str]] = {}
+        """What the caller says is wrong with a group as a whole, on its title."""
         self._built: dict[str, AwaitMount | None] = {}
         """Groups whose fields exist, with their mounting (None: built with the form)."""
         self._base: dict[str, Any] = {}
@@ -318,6 +331,25 @@ class ModelForm(VerticalScroll, can_focus=False):
             if self._marks.get(path, ("", False)) != mark:
                 self._marks[path] = mark
                 self._show_mark(path)
+        self._title_groups()
+
+    def note_groups(self, notes: Mapping[str, list[str]]) -> None:
+        """Put ``notes`` (errors naming a group, or a field without an input) on the titles
+        of the groups they name, replacing earlier ones."""
+        self._group_notes = dict(notes)
+        self._title_groups()
+
+    def _title_groups(self) -> None:
+        invalid = Counter(
+            group
+            for path, (_, blocks) in self._marks.items()
+            if blocks
+            for group in self._groups_above(path)
+        )
+        for path, group in self._groups.items():
+            n = invalid[path]
+            notes = [f"✗ {counted(n, 'field')} to correct"] if n else []
+            title_group(group, self.group_specs[path].name, notes + self._group_notes.get(path, []))
 
     def _show_mark(self, path: str) -> None:
         if path not in self._boxes:

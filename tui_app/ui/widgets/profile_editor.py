@@ -22,7 +22,7 @@ from tui_app.contract.profile import AgencyContact
 from tui_app.contract.profile_sets import RECORD_MODELS, Record
 from tui_app.export_files import split_for_xml, xml_input_excludes
 from tui_app.ui.fields import check, set_path
-from tui_app.ui.widgets.model_form import ModelForm, widget_id
+from tui_app.ui.widgets.model_form import ModelForm, title_group, widget_id
 from tui_app.ui.widgets.model_list import ModelList
 
 XML = {"format": "xml"}
@@ -37,8 +37,8 @@ class ProfileEditor(Vertical):
         self.held: dict[str, Any] = {}
         """Values of the loaded profile the XML document cannot carry, by path."""
         self.had_contacts = False
-        self._marked: dict[Collapsible, str] = {}
-        """Section groups whose title carries an error, with their own title."""
+        self._marked: list[Collapsible] = []
+        """Section groups whose title carries an error."""
 
     @property
     def model(self) -> type[Record]:
@@ -73,7 +73,7 @@ class ProfileEditor(Vertical):
         if self.contacts is not None:
             await self.contacts.load(contacts)
         self.had_contacts = bool(contacts)
-        self._marked = {}
+        self._marked = []
 
     def data(self) -> dict[str, Any]:
         """The whole profile: the form, the values kept aside (where their section still
@@ -109,7 +109,7 @@ class ProfileEditor(Vertical):
     async def add_contact(self) -> ModelForm | None:
         if self.contacts is None:
             return None
-        self.query_one("#contacts-group", Collapsible).collapsed = False
+        self._contacts_group.collapsed = False
         return await self.contacts.add()
 
     async def remove_contact(self, near: Widget | None) -> bool:
@@ -140,25 +140,29 @@ class ProfileEditor(Vertical):
         self.mark_groups(rest)
 
     def mark_groups(self, errors: list[FieldError]) -> None:
-        """Show ``errors`` on the titles of their sections (clearing earlier marks)."""
-        for marked, title in self._marked.items():
-            marked.title = title
-            marked.remove_class("-invalid")
-        self._marked = {}
+        """Show ``errors`` on the titles of their sections, opened (clearing earlier marks)."""
+        assert self.form is not None
+        notes: dict[str, list[str]] = {}
         for err in errors:
-            group, rest = self._group_of(err.path)
-            if group is None:
-                continue
-            self._marked.setdefault(group, group.title)
-            group.title += f"  ✗ {rest + ': ' if rest else ''}{err.message}"
-            group.add_class("-invalid")
-            group.collapsed = False
+            section, _, rest = err.path.split("[")[0].partition(".")
+            notes.setdefault(section, []).append(f"✗ {rest + ': ' if rest else ''}{err.message}")
+        self.form.note_groups(notes)
+        self._marked = []
+        for section in notes:
+            group = self._group(section)
+            if group is not None:
+                self._marked.append(group)
+                group.collapsed = False
+        if self.contacts is not None:
+            title_group(self._contacts_group, "Contacts", notes.get("Contacts", []))
 
-    def _group_of(self, path: str) -> tuple[Collapsible | None, str]:
-        section, _, rest = path.split("[")[0].partition(".")
+    @property
+    def _contacts_group(self) -> Collapsible:
+        return self.query_one("#contacts-group", Collapsible)
+
+    def _group(self, section: str) -> Collapsible | None:
         group_id = "contacts-group" if section == "Contacts" else widget_id(section) + "-group"
-        group = self.query_one_optional("#" + group_id, Collapsible) if section else None
-        return group, rest
+        return self.query_one_optional("#" + group_id, Collapsible) if section else None
 
     def focus_first_field(self) -> None:
         assert self.form is not None
