@@ -250,6 +250,16 @@ async def test_a_draft_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
         assert app.screen.query_one("#ptype", Select).value == "A"
 
 
+async def answer_path(app, pilot, key: str, path) -> None:
+    """Press ``key`` (F6 saves, F7 loads) and give ``path`` to its dialog; what follows
+    (a question, a worker) is the caller's to wait for."""
+    await pilot.press(key)
+    await pilot.pause()
+    assert isinstance(app.screen, PathScreen)
+    app.screen.query_one(Input).value = str(path)
+    await pilot.press("enter")
+
+
 BAD_DRAFTS = {
     "list.json": ('{"tlq": {"pType": ["I"]}, "data": "str"}',
                   "tlq.pType: must be one value, not a list; data: must be an object"),
@@ -269,10 +279,7 @@ async def test_a_draft_of_the_wrong_shape_is_refused_by_its_paths(ui_app, tmp_pa
         before = screen.form.data()
         for name, (text, said) in BAD_DRAFTS.items():
             (tmp_path / name).write_text(text)
-            await pilot.press("f7")
-            await pilot.pause()
-            app.screen.query_one(Input).value = str(tmp_path / name)
-            await pilot.press("enter")
+            await answer_path(app, pilot, "f7", tmp_path / name)
             await settle(app, pilot)
             assert app.is_running and app.screen is screen
             note = shown(app)[-1]
@@ -290,10 +297,7 @@ async def test_saving_a_draft_over_a_file_asks_first(ui_app, tmp_path):
         screen = await open_orders(app, pilot)
         await fill(pilot, app, {"tlq.juris": "NY"})
         for answer in ("n", "y"):
-            await pilot.press("f6")
-            await pilot.pause()
-            app.screen.query_one(Input).value = str(draft)
-            await pilot.press("enter")
+            await answer_path(app, pilot, "f6", draft)
             await pilot.pause()  # the saving worker waits for the answer: no settle here
             assert isinstance(app.screen, ConfirmScreen)
             assert f"{draft} already exists. Replace?" in app.screen.question
@@ -313,10 +317,7 @@ async def test_a_draft_named_neither_json_nor_xml_is_refused(ui_app, tmp_path):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_orders(app, pilot)
-        await pilot.press("f6")
-        await pilot.pause()
-        app.screen.query_one(Input).value = str(draft)
-        await pilot.press("enter")
+        await answer_path(app, pilot, "f6", draft)
         await pilot.pause()
         assert app.screen is screen  # not asked whether to replace it: refused at once
         await settle(app, pilot)
