@@ -432,12 +432,14 @@ def test_a_bad_date_format_or_dialect_is_named(
         ("ghp_abc", True),
         ("AKIAIOSFODNN7EXAMPLE", True),
         ("xoxb_123", True),
-        ("a1b2c3d4e5f6g7h8i9j0", True),  # 20 characters, lowercase and digits
+        ("a1b2c3d4e5f6g7h8i9j0", True),  # a random run: letters and digits
+        ("ABCDEFGH12345678", True),
         ("REGISTRY_TOKEN", False),
         ("my_token", False),
-        ("REGISTRY_TOKEN_2024_PRODUCTION", False),  # long, but no lowercase
-        ("my_registry_token_for_production", False),  # long, but no digit
-        ("a1b2c3d4e5f6g7h8i9j", False),  # 19 characters
+        ("REGISTRY_TOKEN_2024_PRODUCTION", False),  # words between underscores
+        ("my_registry_token_for_production", False),
+        ("registry_token_v2_prod_2025", False),  # a name, merely unset in this terminal
+        ("a1b2c3d4e5f6g7h", False),  # 15 characters
     ],
 )
 def test_a_secret_pasted_where_a_variable_name_goes_is_told_apart(name, secret, monkeypatch):

@@ -119,12 +119,16 @@ SECRET_PREFIXES = ("sk_", "pk_", "ghp_", "xox", "AKIA", "eyJ")
 
 def looks_like_secret(name: str) -> bool:
     """Whether ``name``, set as no environment variable here, reads as a pasted secret
-    rather than a variable's name: a known key prefix, or 20+ characters mixing lowercase
-    letters and digits (``REGISTRY_TOKEN`` and ``my_token`` do not)."""
+    rather than a variable's name: a known key prefix, or a run of 16+ characters without an
+    underscore that mixes letters and digits, as a key's random part does. A variable's
+    name is words between underscores (``REGISTRY_TOKEN``, ``registry_token_v2_prod``), and
+    one that is merely unset in this terminal must not be refused."""
     if name in os.environ:
         return False
-    mixed = any(c.islower() for c in name) and any(c.isdigit() for c in name)
-    return name.startswith(SECRET_PREFIXES) or (len(name) >= 20 and mixed)
+    return name.startswith(SECRET_PREFIXES) or any(
+        len(run) >= 16 and any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+        for run in name.split("_")
+    )
 
 
 def _check_env_name(name: str) -> str:
