@@ -32,6 +32,7 @@ from tui_app.watch.findings import (
     snapshot,
 )
 from tui_app.watch.store import DONE, STOPPED, Check, RosterEntry, WatchDb, WatchStore
+from tui_app.words import counted
 
 DEFAULT_RATE = 10.0
 """Requests per second a check sends by default: polite to a shared service."""
@@ -69,10 +70,6 @@ class Outcome:
     """Why the check stopped early because the service could not be reached, if it did."""
 
 
-def _producers(n: int) -> str:
-    return f"{n:,} producer{'s' * (n != 1)}"
-
-
 def shortfall(check: Check, failures: Sequence[tuple[int, str]]) -> str | None:
     """Why ``check`` does not speak for its whole roster, in a sentence: how many producers
     could not be read and why (the first of ``failures`` stands for the others), how many
@@ -81,12 +78,13 @@ def shortfall(check: Check, failures: Sequence[tuple[int, str]]) -> str | None:
     if check.failed:
         npn, error = failures[0]
         said.append(
-            f"{check.failed:,} of {_producers(check.total)} could not be read (NPN {npn}: {error})"
+            f"{check.failed:,} of {counted(check.total, 'producer')} could not be read "
+            f"(NPN {npn}: {error})"
         )
     if check.pending:
         # A check still running (or cut short by its process ending) has no reason given.
         why = f" ({check.message})" if check.message else ""
-        said.append(f"{check.pending:,} of {_producers(check.total)} not read yet{why}")
+        said.append(f"{check.pending:,} of {counted(check.total, 'producer')} not read yet{why}")
     return "; ".join(said) or None
 
 

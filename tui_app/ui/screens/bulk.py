@@ -168,9 +168,7 @@ class BulkScreen(AreaScreen):
 
     @work(exclusive=True, group="bulk-preflight")
     async def check_file(self, path: Path) -> None:
-        panel = self.query_one("#bulk-preflight", Static)
-        self.query_one("#bulk-preflight-box").set_class(False, "-error")
-        panel.update(Text(f"{path.name}: checking…"))
+        self._tell(Text(f"{path.name}: checking…"))
         self.checked = None
         self._checking = path.resolve()
         cancelled = threading.Event()
@@ -191,13 +189,11 @@ class BulkScreen(AreaScreen):
             cancelled.set()  # the thread stops at its next line
             raise
         except SourceError as exc:
-            self.query_one("#bulk-preflight-box").set_class(True, "-error")
-            panel.update(Text(f"✗ Cannot use this file: {exc}"))
+            self._tell(Text(f"✗ Cannot use this file: {exc}"), error=True)
             self.notify(str(exc), title="Cannot use this file", severity="error")
             return
         except OSError as exc:
-            self.query_one("#bulk-preflight-box").set_class(True, "-error")
-            panel.update(Text(f"✗ Cannot read {path}: {exc.strerror or exc}"))
+            self._tell(Text(f"✗ Cannot read {path}: {exc.strerror or exc}"), error=True)
             return
         self.checked = found
         self._show_preflight(found)
@@ -205,9 +201,7 @@ class BulkScreen(AreaScreen):
     def _show_preflight(self, found: Preflight) -> None:
         if found.path != self._checking:
             return  # a late report about a file no longer being checked
-        panel = self.query_one("#bulk-preflight", Static)
-        self.query_one("#bulk-preflight-box").set_class(found.done and found.valid == 0, "-error")
-        panel.update(preflight_text(found))
+        self._tell(preflight_text(found), error=found.done and found.valid == 0)
 
     # --- submitting ---
 
@@ -230,13 +224,11 @@ class BulkScreen(AreaScreen):
                 f"{found.invalid:,} problems. Submit it anyway?", yes="Submit"))  # fmt: skip
             if not go:
                 return
-        panel = self.query_one("#bulk-preflight", Static)
         env = self.app.config.environments.get(self.app.env_name)
         try:
             job = await self._new_job(path, env.bulk_max_request_bytes if env else None)
         except SourceError as exc:
-            self.query_one("#bulk-preflight-box").set_class(True, "-error")
-            panel.update(Text(f"✗ Cannot submit: {exc}"))
+            self._tell(Text(f"✗ Cannot submit: {exc}"), error=True)
             self.notify(str(exc), title="Cannot submit", severity="error")
             return
         except (WorkerFailed, JobBusy, JournalError, OSError) as exc:
@@ -248,16 +240,20 @@ class BulkScreen(AreaScreen):
         self.path_input.value = ""
         self.checked = None
         self.action_focus_jobs()
-        self.query_one("#bulk-preflight-box").set_class(False, "-error")
         if found is not None and found.path == job.path:
-            panel.update(preflight_text(found, submitted=job.id))
+            self._tell(preflight_text(found, submitted=job.id))
         else:
-            panel.update(Text(f"{job.path.name}\n✓ Submitted as job {job.id}: it runs in the "
-                              "background, and keeps running if you quit or lose the "
-                              "connection."))  # fmt: skip
+            self._tell(Text(f"{job.path.name}\n✓ Submitted as job {job.id}: it runs in the "
+                            "background, and keeps running if you quit or lose the "
+                            "connection."))  # fmt: skip
         self.watching.add(job.id)
         self.refresh_jobs(select=job.id)
         self.notify(f"Job {job.id} started: {job.path.name}")
+
+    def _tell(self, text: Text, *, error: bool = False) -> None:
+        """Say ``text`` in the panel under the path, framed as an error or not."""
+        self.query_one("#bulk-preflight-box").set_class(error, "-error")
+        self.query_one("#bulk-preflight", Static).update(text)
 
     async def _new_job(self, path: Path, max_bytes: int | None) -> Job | None:
         """A started job for ``path``; for a file this environment already had a job of,
@@ -347,7 +343,7 @@ class BulkScreen(AreaScreen):
             listing += f"\n  … and {len(here) - 6} more"
         n = len(here)
         go = await self.app.push_screen_wait(ConfirmScreen(
-            f"{n} bulk job{'s' * (n != 1)} did not finish:\n{listing}\n\nResume "
+            f"{counted(n, 'bulk job')} did not finish:\n{listing}\n\nResume "
             f"{'them' if n != 1 else 'it'} now? Each carries on where it stopped.",
             yes="Resume"))  # fmt: skip
         if not go:

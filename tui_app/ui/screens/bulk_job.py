@@ -239,7 +239,7 @@ class BulkJobScreen(ProducerScreen):
         if not count:
             self.notify("It has no retryable failures to send again.", title=title)
             return
-        self.notify(f"Sending {count:,} record{'s' * (count != 1)} again.", title=title)
+        self.notify(f"Sending {counted(count, 'record')} again.", title=title)
         self.refresh_job()
 
     @work(exclusive=True, group="bulk-verify")

@@ -26,6 +26,7 @@ from tui_app.watch.check import CheckSettings, Progress, run_check, shortfall
 from tui_app.watch.findings import KINDS, SEVERITIES
 from tui_app.watch.roster import RosterError, parse_npns, read_file
 from tui_app.watch.store import DONE, SORTS, StoreError, WatchDb, WatchStore
+from tui_app.words import counted
 
 PAGE_SIZE = 100
 HISTORY = 8
@@ -138,7 +139,7 @@ class WatchScreen(AreaScreen):
             self.notify(str(exc), title="Watch", severity="error")
             return
         short = self._shortfall = shortfall(last, failures) if last else None
-        said = f"Roster of {env}: {size:,} producer{'s' * (size != 1)}"
+        said = f"Roster of {env}: {counted(size, 'producer')}"
         if last is not None:
             found = sum(counts[last.id].values())
             # A finished check that could not read everyone is no all-clear: never "done".
@@ -146,7 +147,7 @@ class WatchScreen(AreaScreen):
             unread = f"{last.total - last.read:,} not read, " if short else ""
             said += (
                 f"\nCheck {last.id} ({state}) as of {last.today}: "
-                f"{last.read:,} read, {unread}{found:,} finding{'s' * (found != 1)}"
+                f"{last.read:,} read, {unread}{counted(found, 'finding')}"
             )
         self.query_one("#watch-roster", Static).update(said)
         self.query_one(WatchHistory).show([c.id for c in reversed(checks)], counts)
@@ -342,8 +343,7 @@ class WatchScreen(AreaScreen):
         else:
             whole = check.read == check.total
             self.notify(
-                f"{check.read:,} of {check.total:,} read, {outcome.findings:,} "
-                f"finding{'s' * (outcome.findings != 1)}",
+                f"{check.read:,} of {check.total:,} read, {counted(outcome.findings, 'finding')}",
                 title=f"Check {check.id}" if whole else f"Check {check.id} incomplete",
                 severity="information" if whole else "warning",
             )
