@@ -268,6 +268,33 @@ async def test_each_validation_of_the_service_lands_on_its_field(ui_app, monkeyp
         assert app.focused is screen.editor.form.query_one("#" + widget_id("BusinessAddress.Zip"))
 
 
+async def test_the_contacts_title_counts_the_fields_to_correct_in_its_contacts(ui_app):
+    """A contact's error shows on its own title and on the Contacts section's, so neither
+    hides it collapsed; correcting the field clears both."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await set_kind(app, pilot, "agency")
+        await fill(pilot, screen.editor.form, {"ProfileKey": "FIRM-8", "Tin": "000000008"})
+        await pilot.press("f8")
+        await settle(app, pilot)
+        contact = screen.editor.contacts.forms[0]
+        await fill(pilot, contact, {"ContactType": "Billing"})
+        await pilot.press("f5")  # refused here: the contact has no EmailAddress
+        await settle(app, pilot)
+        assert error_text(contact, "EmailAddress").startswith("✗")
+        group = screen.query_one("#contacts-group", Collapsible)
+        item = screen.editor.contacts.query_one(Collapsible)
+        group.collapsed = True
+        assert str(group.title) == "Contacts  ✗ 1 field to correct"
+        assert group.has_class("-invalid")
+        assert str(item.title) == "Contact 1  ✗ 1 field to correct"
+        group.collapsed = False
+        await fill(pilot, contact, {"EmailAddress": "billing@example.test"})
+        assert (str(group.title), str(item.title)) == ("Contacts", "Contact 1")
+        assert not group.has_class("-invalid")
+
+
 @pytest.mark.parametrize(
     ("status", "words"),
     [

@@ -46,13 +46,16 @@ def widget_id(path: str) -> str:
     return "f-" + path.replace(".", "--")
 
 
-def title_group(group: Collapsible, name: str, notes: Sequence[str]) -> None:
-    """Title ``group`` with its ``name`` and what is wrong inside it, so a collapsed group
-    still says it holds an error."""
-    title = "  ".join([name, *notes])
+def title_group(
+    group: Collapsible, name: str, notes: Sequence[str] = (), *, to_correct: int = 0
+) -> None:
+    """Title ``group`` with its ``name``, how many fields inside it to correct and what
+    else is wrong with it, so a collapsed group still says it holds an error."""
+    count = [f"✗ {counted(to_correct, 'field')} to correct"] if to_correct else []
+    title = "  ".join([name, *count, *notes])
     if str(group.title) != title:
         group.title = title
-        group.set_class(bool(notes), "-invalid")
+        group.set_class(bool(to_correct or notes), "-invalid")
 
 
 def _choices(spec: FieldSpec, text: str) -> list[tuple[str, str]]:
@@ -347,9 +350,8 @@ class ModelForm(VerticalScroll, can_focus=False):
             for group in self._groups_above(path)
         )
         for path, group in self._groups.items():
-            n = invalid[path]
-            notes = [f"✗ {counted(n, 'field')} to correct"] if n else []
-            title_group(group, self.group_specs[path].name, notes + self._group_notes.get(path, []))
+            name, notes = self.group_specs[path].name, self._group_notes.get(path, [])
+            title_group(group, name, notes, to_correct=invalid[path])
 
     def _show_mark(self, path: str) -> None:
         if path not in self._boxes:
@@ -366,6 +368,11 @@ class ModelForm(VerticalScroll, can_focus=False):
         while base and base not in self.inputs:
             base = base.rpartition(".")[0]
         return base or path
+
+    @property
+    def fields_to_correct(self) -> int:
+        """How many fields show an error that blocks (a group's title counts them)."""
+        return sum(blocks for _, blocks in self._marks.values())
 
     def error_paths(self) -> list[str]:
         return [

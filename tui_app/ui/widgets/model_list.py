@@ -9,13 +9,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from tui_app.contract.errors import FieldError
-from tui_app.ui.widgets.model_form import ModelForm
+from tui_app.ui.widgets.model_form import ModelForm, title_group
 
 _ITEM = re.compile(r"\[(\d+)\]\.?(.*)")
 
@@ -61,12 +62,12 @@ class ModelList(Vertical):
         title = f"{self.item_name} {len(self.forms) + 1}"
         await self.mount(Collapsible(form, title=title, collapsed=False))
         form.load(values or {})
-        self._renumber()
+        self._retitle()
         return form
 
     async def remove_form(self, form: ModelForm) -> None:
         await self._holder(form).remove()
-        self._renumber()
+        self._retitle()
 
     def form_of(self, widget: Widget | None) -> ModelForm | None:
         """The item form holding ``widget`` (e.g. the focused input), if any."""
@@ -78,15 +79,29 @@ class ModelList(Vertical):
     def _holder(self, form: ModelForm) -> Collapsible:
         return next(a for a in form.ancestors if isinstance(a, Collapsible))
 
-    def _renumber(self) -> None:
+    @property
+    def fields_to_correct(self) -> int:
+        return sum(form.fields_to_correct for form in self.forms)
+
+    def _retitle(self) -> None:
+        """Number the items, each title counting the fields to correct inside it, so a
+        collapsed item still says it holds an error."""
         for n, form in enumerate(self.forms, 1):
-            self._holder(form).title = f"{self.item_name} {n}"
+            title_group(
+                self._holder(form), f"{self.item_name} {n}", to_correct=form.fields_to_correct
+            )
+
+    @on(ModelForm.Changed)
+    def _edited(self) -> None:
+        self._retitle()  # and the change goes on up: the list's owner counts it too
 
     # --- validation ---
 
     def validate(self) -> bool:
         """Check every item, showing all errors; True when every item is valid."""
-        return all([form.result() is not None for form in self.forms])  # a list: check all
+        valid = all([form.result() is not None for form in self.forms])  # a list: check all
+        self._retitle()
+        return valid
 
     def show_errors(self, errors: Iterable[FieldError]) -> list[FieldError]:
         """Place errors named ``[i].Field`` on item i; returns those naming no item."""
@@ -101,6 +116,7 @@ class ModelList(Vertical):
                 rest.append(err)
         for i, form in enumerate(forms):
             form.show_errors(per_item.get(i, []))
+        self._retitle()
         return rest
 
     def focus_first_error(self) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from textual import on
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible
@@ -39,6 +40,8 @@ class ProfileEditor(Vertical):
         self.had_contacts = False
         self._marked: list[Collapsible] = []
         """Section groups whose title carries an error."""
+        self._contacts_notes: list[str] = []
+        """Errors naming the Contacts section as a whole, for its title."""
 
     @property
     def model(self) -> type[Record]:
@@ -74,6 +77,8 @@ class ProfileEditor(Vertical):
             await self.contacts.load(contacts)
         self.had_contacts = bool(contacts)
         self._marked = []
+        self._contacts_notes = []
+        self._title_contacts()
 
     def data(self) -> dict[str, Any]:
         """The whole profile: the form, the values kept aside (where their section still
@@ -117,6 +122,7 @@ class ProfileEditor(Vertical):
         if self.contacts is None or not self.contacts.forms:
             return False
         await self.contacts.remove_form(self.contacts.form_of(near) or self.contacts.forms[-1])
+        self._title_contacts()
         return True
 
     # --- errors ---
@@ -153,8 +159,21 @@ class ProfileEditor(Vertical):
             if group is not None:
                 self._marked.append(group)
                 group.collapsed = False
-        if self.contacts is not None:
-            title_group(self._contacts_group, "Contacts", notes.get("Contacts", []))
+        self._contacts_notes = notes.get("Contacts", [])
+        self._title_contacts()
+
+    @on(ModelForm.Changed)
+    def _title_contacts(self) -> None:
+        """Title the Contacts section with the fields to correct in its contacts and what
+        is wrong with it as a whole, so it says so collapsed."""
+        if self.contacts is None:
+            return
+        title_group(
+            self._contacts_group,
+            "Contacts",
+            self._contacts_notes,
+            to_correct=self.contacts.fields_to_correct,
+        )
 
     @property
     def _contacts_group(self) -> Collapsible:
