@@ -5,6 +5,8 @@ show the service's validations on the fields they name, save and load files."""
 from __future__ import annotations
 
 import json
+import os
+import threading
 
 import httpx
 import pytest
@@ -426,6 +428,29 @@ async def test_a_bulk_line_needs_a_valid_bulk_record(ui_app, tmp_path):
         assert "CurrentEmployment.City: is required" in notes(app)[-1]
         group = screen.query_one("#" + widget_id("CurrentEmployment") + "-group", Collapsible)
         assert "✗ City: is required" in str(group.title)
+
+
+async def test_a_profile_is_written_off_the_event_loop(ui_app, tmp_path, monkeypatch):
+    """A slow folder (a network share) must not freeze the screen while a profile is
+    saved: the file is written on a thread, still 0600."""
+    path = tmp_path / "agent.xml"
+    writers = []
+    os_open = os.open
+
+    def spy(name, flags, *args, **kwargs):
+        if name == str(path):
+            writers.append(threading.current_thread() is threading.main_thread())
+        return os_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", spy)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {"ProfileKey": "NEW-3"})
+        await answer_path(app, pilot, "f6", path)
+    assert writers == [False]
+    assert "<ProfileKey>NEW-3</ProfileKey>" in path.read_text()
+    assert path.stat().st_mode & 0o777 == 0o600
 
 
 @pytest.mark.parametrize("suffix", [".xml", ".ndjson"])

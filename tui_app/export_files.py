@@ -27,7 +27,7 @@ from tui_app.contract.bulk import BulkItem
 from tui_app.contract.export import ExportResponse
 from tui_app.contract.profile import PROFILE_ROOTS
 from tui_app.contract.profile_sets import RECORD_MODELS, Record
-from tui_app.private_files import open_private, safe_cell
+from tui_app.private_files import open_private, safe_cell, write_private
 from tui_app.wire.ndjson import dumps_line, read_lines
 
 ROOTS = {model.kind: root for root, model in PROFILE_ROOTS.items()}
@@ -263,8 +263,7 @@ def save_order_draft(path: Path, data: Mapping[str, Any]) -> None:
         content = dump_xml_dict("Order", data)
     else:
         content = (json.dumps(data, indent=2) + "\n").encode()
-    with open_private(path, "wb") as file:
-        file.write(content)
+    write_private(path, content)
 
 
 def read_order_draft(path: Path) -> dict[str, Any]:

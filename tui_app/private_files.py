@@ -46,6 +46,12 @@ def open_private(path: Path, mode: str = "w", **kwargs: Any) -> IO[Any]:
     return open(path, mode, opener=_opener, **kwargs)  # noqa: SIM115 - the caller closes it
 
 
+def write_private(path: Path, content: bytes) -> None:
+    """Write ``content`` to ``path`` as a 0600 file."""
+    with open_private(path, "wb") as file:
+        file.write(content)
+
+
 def touch_private(path: Path) -> Path:
     """Make sure ``path`` exists as a 0600 file (before SQLite opens it: its -wal and -shm
     files take the database file's mode)."""

@@ -27,7 +27,7 @@ from tui_app.contract.profile_sets import (
 )
 from tui_app.export_files import profile_line, profile_xml, read_profile, without_unknown
 from tui_app.pii import mask_tree
-from tui_app.private_files import open_private
+from tui_app.private_files import write_private
 from tui_app.ui.fields import check
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
@@ -326,8 +326,8 @@ class ProfilesScreen(AreaScreen):
                 return
             content, note = profile_line(record), ""
         try:
-            with open_private(path, "wb") as file:  # a profile holds an SSN or a FEIN
-                file.write(content)
+            # 0600: a profile holds an SSN or a FEIN. On a thread: the folder may be slow.
+            await asyncio.to_thread(write_private, path, content)
         except OSError as exc:
             self.notify(file_problem(path, exc), severity="error")
             return
