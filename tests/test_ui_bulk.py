@@ -15,8 +15,10 @@ from bulk_support import named_pipe, validations_here
 from textual.widgets import DataTable, Input, Static
 from ui_support import SIZE, settle, shown
 
+from tui_app.bulk import pipeline
 from tui_app.bulk.journal import DONE, STOPPED, VALIDATING, Journal
 from tui_app.bulk.pipeline import DELAYS_VARIABLE, create_job
+from tui_app.bulk.source import inspect_file
 from tui_app.contract.bulk import BulkItem
 from tui_app.contract.profile import AgentRecord
 from tui_app.ui.screens import bulk as bulk_screen
@@ -633,11 +635,15 @@ async def test_quitting_says_which_jobs_keep_running(config_file, tmp_path, monk
         assert journal.job(job.id).state == STOPPED
 
 
-async def test_a_file_submitted_before_is_submitted_again_only_when_confirmed(ui_app, tmp_path):
+async def test_a_file_submitted_before_is_submitted_again_only_when_confirmed(
+    ui_app, tmp_path, monkeypatch
+):
     path = write_lines(tmp_path / "again.ndjson", [agent_line(1)])
     with Journal() as journal:
         earlier = create_job(journal, path, "sandbox")
         journal.set_state(earlier.id, DONE)
+    reads = []  # the file is hashed once a question, not again once the user says yes
+    monkeypatch.setattr(pipeline, "inspect_file", lambda p: reads.append(p) or inspect_file(p))
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_bulk(app, pilot)
@@ -653,6 +659,7 @@ async def test_a_file_submitted_before_is_submitted_again_only_when_confirmed(ui
                 assert [j.id for j in Journal().jobs()] == [earlier.id]
         [again, _] = Journal().jobs()
         assert again.id != earlier.id
+        assert reads == [path.resolve(), path.resolve()]
         await until_ended(pilot, screen, again.id)
 
 

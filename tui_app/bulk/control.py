@@ -15,6 +15,7 @@ from typing import Any
 from tui_app.bulk.journal import DONE, Job, Journal, LineOutcome
 from tui_app.bulk.pipeline import create_job
 from tui_app.bulk.report import Report, write_failed, write_report
+from tui_app.bulk.source import Fingerprint
 from tui_app.bulk.worker import Attached, look, spawn
 from tui_app.own_thread import OwnThread
 
@@ -69,12 +70,21 @@ class JobControl:
     # --- steering ---
 
     async def submit(
-        self, path: Path, env: str, max_bytes: int | None = None, *, once: bool = False
+        self,
+        path: Path,
+        env: str,
+        max_bytes: int | None = None,
+        *,
+        once: bool = False,
+        fingerprint: Fingerprint | None = None,
     ) -> Job:
         """Record a job for ``path`` and start its worker. Raises ``SourceError`` for a
         file that cannot be imported (``AlreadySubmitted`` if ``once`` and ``env`` has a
-        job of the same content), ``WorkerFailed`` if the worker does not start."""
-        job = await self._journal.call(create_job, path, env, max_bytes=max_bytes, once=once)
+        job of the same content), ``WorkerFailed`` if the worker does not start.
+        ``fingerprint``: the file's, if known (see :func:`create_job`)."""
+        job = await self._journal.call(
+            create_job, path, env, max_bytes=max_bytes, once=once, fingerprint=fingerprint
+        )
         await self.start(job.id)
         return job
 

@@ -68,6 +68,7 @@ from tui_app.bulk.journal import (
     LineUpdate,
 )
 from tui_app.bulk.source import (
+    Fingerprint,
     SourceError,
     SourceFile,
     check,
@@ -168,10 +169,13 @@ class AlreadySubmitted(SourceError):
     would send every record again, and its data may be older than what the service has
     been given since."""
 
-    def __init__(self, path: Path, earlier: Attached) -> None:
+    def __init__(self, path: Path, earlier: Attached, fingerprint: Fingerprint) -> None:
         super().__init__(f"{path} was already submitted as job {earlier.job.id} "
                          f"({earlier.words()}, on {earlier.job.created_at[:10]})")  # fmt: skip
         self.earlier = earlier
+        self.fingerprint = fingerprint
+        """The file as it was read: a submission the user confirms need not read it again
+        (if it changes meanwhile, the job's run refuses it)."""
 
 
 def create_job(
@@ -182,18 +186,20 @@ def create_job(
     max_bytes: int | None = None,
     *,
     once: bool = False,
+    fingerprint: Fingerprint | None = None,
 ) -> Job:
     """Record a new job for ``path`` on environment ``env``; run it with :func:`run_job`.
     ``max_bytes`` caps a request's body (the environment's ``bulk_max_request_bytes``).
     Raises :class:`~tui_app.bulk.source.SourceError` for a file that cannot be imported,
     and, if ``once``, :class:`AlreadySubmitted` for a file with the same content as an
-    earlier job of ``env`` (the newest one)."""
+    earlier job of ``env`` (the newest one). ``fingerprint``: the file's, if the caller
+    has it already (from that refusal)."""
     if not 1 <= batch_size <= MAX_RECOMMENDED_BATCH:
         raise ValueError(f"the batch size must be between 1 and {MAX_RECOMMENDED_BATCH}")
     path = path.resolve()
-    fingerprint = inspect_file(path)
+    fingerprint = fingerprint or inspect_file(path)
     if once and (earlier := journal.jobs_of_file(env, fingerprint.sha256)):
-        raise AlreadySubmitted(path, look(journal, earlier[0].id))
+        raise AlreadySubmitted(path, look(journal, earlier[0].id), fingerprint)
     return journal.create_job(env, path, fingerprint, batch_size, max_bytes)
 
 

@@ -265,7 +265,9 @@ class BulkScreen(AreaScreen):
                     f"{exc}. Submit it again? Every record is sent again, and may overwrite "
                     "what the service was given since.", yes="Submit again")):  # fmt: skip
                 return None
-        return await self.control.submit(path, self.app.env_name, max_bytes)
+            return await self.control.submit(
+                path, self.app.env_name, max_bytes, fingerprint=exc.fingerprint
+            )
 
     # --- steering jobs ---
 
