@@ -5,7 +5,7 @@ in the palette, a new search or environment leaves nothing stale behind."""
 from __future__ import annotations
 
 from textual import events
-from textual.widgets import DataTable, Input, Static, TabbedContent
+from textual.widgets import DataTable, Input, Select, Static, TabbedContent
 from ui_support import SIZE, settle, shown
 
 from tui_app.config import Environment
@@ -329,3 +329,31 @@ async def test_export_files_and_f7_say_plainly_what_they_do(ui_app, tmp_path):
         await settle(app, pilot)
         assert app.current_mode == "export"
         assert "fetch it first" in " ".join(n.message for n in shown(app)[before:])
+
+
+async def test_tab_and_esc_typed_with_other_keys_at_once_move_the_focus_first(ui_app):
+    """Over SSH, keys typed quickly arrive together: "Kim<Tab>Lee" put "KimLee" in the
+    first field, and Esc then "2" typed the 2 into the field instead of opening Orders
+    (the focus moved only after the keys already received had gone to the old field)."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        first, last = (
+            app.screen.query_one(f"#f-{name}", Input) for name in ("FirstName", "LastName")
+        )
+        first.focus()
+        await pilot.pause()
+        keys_at_once(app, "k", "tab", "l", "shift+tab", "m")
+        await pilot.pause()
+        assert (first.value, last.value) == ("km", "l")
+        keys_at_once(app, "escape", "2")
+        await settle(app, pilot)
+        assert app.current_mode == "orders"
+        assert first.value == "km"
+        # Esc stays an open menu's first: it closes the menu, the focus stays on its Select.
+        select = app.screen.query_one("#ptype", Select)
+        select.focus()
+        await pilot.press("enter")
+        assert select.expanded
+        await pilot.press("escape")
+        assert not select.expanded and app.focused is select

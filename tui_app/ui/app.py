@@ -118,6 +118,18 @@ class ProducerApp(App[None]):
         Binding("question_mark,f1", "help", "Keys", id="help", key_display="?", show=False),
         Binding("ctrl+r", "toggle_reveal", "Reveal PII", id="reveal", show=False),
         Binding("ctrl+q", "quit", "Quit", id="quit"),
+        # Keys that move the focus act as they arrive (priority), so keys typed with them
+        # (together over SSH: "Kim<Tab>Lee") follow the focus, instead of going to the
+        # widget that had it when they arrived. Esc likewise: see AreaScreen.
+        Binding("tab", "next_field", "Next field", id="focus.next", show=False, priority=True),
+        Binding(
+            "shift+tab",
+            "focus_previous",
+            "Previous field",
+            id="focus.previous",
+            show=False,
+            priority=True,
+        ),
     ]
 
     service_state: reactive[str] = reactive("… connecting")
@@ -290,6 +302,13 @@ class ProducerApp(App[None]):
 
     def action_area(self, mode: str) -> None:
         self.switch_mode(mode)
+
+    def action_next_field(self) -> None:
+        """Tab: the focused widget's if it takes it (a path field completes the name shown),
+        else on to the next field."""
+        take_tab = getattr(self.focused, "take_tab", None)
+        if not (take_tab and take_tab()):
+            self.screen.focus_next()
 
     async def new_order(self, values: dict) -> None:
         """Open the Orders area with a form prefilled from ``values``."""

@@ -4,8 +4,9 @@ habits every area shares: Esc leaves a text field first and backs out second."""
 from __future__ import annotations
 
 from textual import events, messages
+from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
@@ -19,6 +20,17 @@ HELP_KEY = Binding("question_mark,f1", "app.help", "Keys", id="help", key_displa
 """The app's help key, first in a screen's footer so that a narrow terminal keeps it."""
 TEXT_FIELDS = (Input, TextArea)
 """Widgets that take printable keys: while one has focus, 1-6 and letters are typed."""
+BACK_KEY = Binding("escape", "back", "Back", id="area.back", show=False, priority=True)
+"""Esc acts as it arrives (priority): keys typed with it (together over SSH: Esc then an
+area key) then find the focus where Esc put it, not in the field it left."""
+
+
+def binds_key(widget: Widget | None, key: str) -> bool:
+    """Whether ``widget``'s own class binds ``key`` (a menu's Esc closes the menu)."""
+    return widget is not None and any(
+        key in BindingsMap(cls.__dict__.get("BINDINGS", [])).key_to_bindings
+        for cls in type(widget).__mro__
+    )
 
 
 class ProducerScreen(OfProducerApp, Screen):
@@ -72,7 +84,7 @@ class AreaScreen(ProducerScreen):
     widget), implement ``compose_body``, and may refine ``field_home`` and ``back_out``."""
 
     AREA = ""
-    BINDINGS = [HELP_KEY, Binding("escape", "back", "Back", id="area.back", show=False)]
+    BINDINGS = [HELP_KEY, BACK_KEY]
 
     def __init__(self) -> None:
         # Born with the breakpoint class of the terminal's width (-narrow or -wide), which
@@ -90,15 +102,22 @@ class AreaScreen(ProducerScreen):
     def compose_body(self) -> ComposeResult:
         yield from ()
 
-    def action_back(self) -> None:
-        """Esc: out of the text field if in one (so the next key is a command again),
-        otherwise back out of whatever the area has open."""
+    def leave_field(self) -> bool:
+        """Out of the focused text field to its home (so the next key is a command again);
+        False if no text field with a home has the focus."""
         focused = self.focused
-        if isinstance(focused, TEXT_FIELDS):
-            home = self.field_home(focused)
-            if home is not None:
-                self.set_focus(home)
-                return
+        home = self.field_home(focused) if isinstance(focused, TEXT_FIELDS) else None
+        if home is not None:
+            self.set_focus(home)
+        return home is not None
+
+    def action_back(self) -> None:
+        """Esc: out of the text field if in one, else the focused widget's if it binds Esc
+        (an open menu closes), else back out of whatever the area has open."""
+        if self.leave_field():
+            return
+        if binds_key(self.focused, "escape"):
+            raise SkipAction()
         self.back_out()
 
     def field_home(self, field: Widget) -> Widget | None:

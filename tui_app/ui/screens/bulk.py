@@ -79,7 +79,6 @@ class BulkScreen(AreaScreen):
         Binding("f7", "stop", "Stop", tooltip="Stop the job gracefully", id="bulk.stop"),
         Binding("f8", "open_job", "Details", tooltip="Every line's outcome", id="bulk.open"),
         Binding("e", "toggle_envs", "All envs", tooltip="Jobs of every environment, or only this one's", id="bulk.envs"),
-        Binding("escape", "leave_field", "Leave the field", id="bulk.leave", show=False),
     ]
     # fmt: on
 
@@ -151,10 +150,6 @@ class BulkScreen(AreaScreen):
 
     def action_focus_jobs(self) -> None:
         self.set_focus(self.query_one("#bulk-jobs"))
-
-    def action_leave_field(self) -> None:
-        if self.focused is self.path_input:
-            self.action_focus_jobs()
 
     @on(PathInput.Submitted, "#bulk-path")
     @on(Button.Pressed, "#bulk-check")

@@ -13,18 +13,21 @@ never what it holds.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import ValidationError
 from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from tui_app.config import Config, Environment
 from tui_app.contract.errors import field_errors
 from tui_app.environment_form import Draft, values_of
-from tui_app.ui.screens.base import AreaScreen
+from tui_app.ui.screens.base import BACK_KEY, AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.widgets.environment_editor import EnvironmentEditor
 from tui_app.ui.widgets.environment_list import EnvironmentList
@@ -42,7 +45,7 @@ class SettingsScreen(AreaScreen):
         Binding("ctrl+s,s", "save", "Save", tooltip="Write the config file", id="settings.save"),
         Binding("t", "theme", "Theme", tooltip="Choose the colours", id="settings.theme"),
         Binding("m", "mask", "Masking", tooltip="Mask personal data by default, or not", id="settings.mask"),
-        Binding("escape", "back", "Back to list", id="settings.back", show=False),
+        replace(BACK_KEY, description="Back to list", id="settings.back"),
     ]
     # fmt: on
 
@@ -196,7 +199,10 @@ class SettingsScreen(AreaScreen):
     def action_mask(self) -> None:
         self.query_one(Preferences).toggle_mask()
 
-    def action_back(self) -> None:
+    def field_home(self, field: Widget) -> Widget | None:
+        return self.env_list
+
+    def back_out(self) -> None:
         self.set_focus(self.env_list)
 
     async def action_save(self) -> None:

@@ -7,7 +7,6 @@ import asyncio
 import os
 from collections.abc import Iterable
 
-from textual.binding import Binding
 from textual.suggester import Suggester
 from textual.widgets import Input
 
@@ -58,16 +57,13 @@ class PathInput(Input):
     """An :class:`Input` with path completion; Tab takes the completion when one shows,
     and moves on to the next field otherwise."""
 
-    BINDINGS = [
-        Binding("tab", "complete", "Complete the path", id="bulk.complete", show=False),
-    ]
-
     def __init__(self, value: str = "", **kwargs) -> None:
         super().__init__(value, suggester=PathSuggester(), **kwargs)
 
-    def action_complete(self) -> None:
-        if self._suggestion and self.cursor_at_end:
-            self.value = self._suggestion
-            self.cursor_position = len(self.value)
-        else:
-            self.screen.focus_next()
+    def take_tab(self) -> bool:
+        """Take the completion shown, if any (the app's Tab asks first)."""
+        if not (self._suggestion and self.cursor_at_end):
+            return False
+        self.value = self._suggestion
+        self.cursor_position = len(self.value)
+        return True
