@@ -41,9 +41,9 @@ def record_notifications(app: App) -> None:
     notes = _SHOWN.setdefault(app, [])
     show = app.notify
 
-    def notify(message, *, title="", severity="information", timeout=None, markup=True):
+    def notify(message, *, title="", severity="information", **options):
         notes.append(Note(str(message), title, severity))
-        show(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        show(message, title=title, severity=severity, **options)
 
     app.notify = notify  # type: ignore[method-assign]
 

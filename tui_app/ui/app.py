@@ -18,6 +18,7 @@ from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -324,6 +325,19 @@ class ProducerApp(App[None]):
     def action_toggle_reveal(self) -> None:
         self.reveal_pii = not self.reveal_pii
         self.notify("Personal data shown" if self.reveal_pii else "Personal data masked")
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """As Textual's, but plain text unless asked: messages carry paths, names and the
+        service's words, to be shown as they are (as markup, ``[/x]`` ended the app)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def notify_problem(self, message: str) -> None:
         self.notify(message, severity="warning", timeout=8)

@@ -113,11 +113,12 @@ class BulkScreen(AreaScreen):
                 "Pick an NDJSON file of agent and agency records (F2), check it (Enter), "
                 "submit it (F5). Jobs run in the background and keep running after you quit.",
                 id="bulk-preflight",
+                markup=False,
             )
         yield DataTable(id="bulk-jobs", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="bulk-selected"):
             yield ProgressBar(total=100, show_eta=False, id="bulk-progress")
-            yield Static("No bulk jobs yet.", id="bulk-selected-text")
+            yield Static("No bulk jobs yet.", id="bulk-selected-text", markup=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#bulk-jobs", DataTable)

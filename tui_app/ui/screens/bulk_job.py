@@ -101,17 +101,17 @@ class BulkJobScreen(ProducerScreen):
     def compose(self) -> ComposeResult:
         yield StatusBar(f"Bulk › Job {self.job_id}")
         with Vertical(id="bulk-job-head"):
-            yield Static("", id="bulk-job-title")
+            yield Static("", id="bulk-job-title", markup=False)
             with Horizontal(id="bulk-job-progress-row"):
                 yield ProgressBar(total=100, show_eta=False, id="bulk-job-progress")
-                yield Static("", id="bulk-job-counts")
+                yield Static("", id="bulk-job-counts", markup=False)
         with Horizontal(id="bulk-filter-row"):
             yield Tabs(*(Tab(label, id=f"show-{key}") for key, (label, *_) in FILTERS.items()),
                        id="bulk-filter")  # fmt: skip
             yield Static("a all · f failed · r retryable · i invalid · u unknown · s superseded",
                          id="bulk-filter-keys", classes="hint")  # fmt: skip
         yield PagedTable(LINE_COLUMNS, page_size=PAGE_SIZE, id="bulk-lines")
-        yield Static("", id="bulk-line-detail")
+        yield Static("", id="bulk-line-detail", markup=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:

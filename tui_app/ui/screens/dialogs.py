@@ -29,7 +29,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.question, classes="dialog-text")
+            yield Static(self.question, classes="dialog-text", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="warning")
                 yield Button("No (n)", id="no")
@@ -57,7 +57,9 @@ class PathScreen(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="dialog-text")  # wraps, as a Label does not
+            yield Static(
+                self.title_text, classes="dialog-text", markup=False
+            )  # wraps, as a Label does not
             yield Input(self.default, id="path-input", placeholder="path/to/file")
             yield Static("Enter accepts, Esc cancels.", classes="hint")
 
@@ -82,7 +84,7 @@ class SecretScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.question, classes="dialog-text")
+            yield Static(self.question, classes="dialog-text", markup=False)
             yield Input(id="secret-input", password=True, placeholder="paste it here")
             yield Static(
                 "Enter uses it until you quit (it is not saved); Esc goes on without it.",

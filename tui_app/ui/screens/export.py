@@ -78,9 +78,9 @@ class ExportScreen(AreaScreen):
                 yield Input(placeholder="other data sets, comma-separated", id="export-other")
             with Vertical(id="export-browse"):
                 yield ExportTree("No export yet", id="export-tree")
-                yield Static(HINT, id="export-info")
+                yield Static(HINT, id="export-info", markup=False)
             with VerticalScroll(id="export-detail-box"):
-                yield Static("", id="export-detail")
+                yield Static("", id="export-detail", markup=False)
 
     def on_mount(self) -> None:
         self._set_kind("agent")

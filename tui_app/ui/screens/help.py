@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -40,11 +41,12 @@ class HelpScreen(ModalScreen[None]):
                 "[b]Keys[/b]  (remap any of them by its id under \\[keys] in the config)",
                 id="help-title",
             )
-            table: DataTable[str] = DataTable(
+            table: DataTable[Text] = DataTable(
                 cursor_type="row", zebra_stripes=True, id="help-table"
             )
             table.add_columns("Key", "Action", "Binding id")
-            table.add_rows(self.rows)
+            # Text, not markup: a key remapped in the config is shown as it is.
+            table.add_rows([tuple(map(Text, row)) for row in self.rows])
             yield table
             yield Static(
                 "Esc closes. Ctrl+P opens the command palette with every action.", classes="hint"

@@ -145,14 +145,14 @@ class OrdersScreen(AreaScreen):
                 with Horizontal(id="order-main"):
                     yield Vertical(id="order-form-box")
                     with VerticalScroll(id="order-result-box"):
-                        yield Static(RESULT_HINT, id="order-result")
+                        yield Static(RESULT_HINT, id="order-result", markup=False)
             with TabPane("Tracking", id="tracking"):
                 yield Input(
                     placeholder="look up any order by its client order number ⏎", id="lookup"
                 )
                 yield DataTable(id="tracked", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="tracked-detail-box"):
-                    yield Static(DETAIL_HINT, id="tracked-detail")
+                    yield Static(DETAIL_HINT, id="tracked-detail", markup=False)
 
     async def on_mount(self) -> None:
         table = self.query_one("#tracked", DataTable)

@@ -93,8 +93,8 @@ class ProfilesScreen(AreaScreen):
         with Horizontal(id="profile-main"):
             yield ProfileEditor(id="profile-editor")
             with VerticalScroll(id="profile-right"):
-                yield Static(HINT, id="profile-result")
-                yield Static("", id="profile-xml")
+                yield Static(HINT, id="profile-result", markup=False)
+                yield Static("", id="profile-xml", markup=False)
 
     async def on_mount(self) -> None:
         await self.show_profile("agent", {})

@@ -69,10 +69,10 @@ class RecordScreen(ProducerScreen):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(f"{self.came_from} › Record")
-        yield Static(f"Loading {self.kind} NPN {self.npn}…", id="record-title")
+        yield Static(f"Loading {self.kind} NPN {self.npn}…", id="record-title", markup=False)
         with TabbedContent(id="record-tabs"):
             with TabPane("Overview", id="overview"):
-                yield VerticalScroll(Static(id="overview-text"))
+                yield VerticalScroll(Static(id="overview-text", markup=False))
             for tab, title, columns in (
                 (
                     "addresses",

@@ -83,7 +83,9 @@ class SearchScreen(AreaScreen):
             with Vertical(id="results-column"):
                 yield Input(placeholder="filter the rows in view (Esc clears)", id="filter")
                 yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
-                yield Static("Fill the fields and press Enter to search.", id="result-info")
+                yield Static(
+                    "Fill the fields and press Enter to search.", id="result-info", markup=False
+                )
 
     def on_mount(self) -> None:
         self.query_one("#filter").display = False

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pydantic import ValidationError
-from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -74,7 +73,7 @@ class SettingsScreen(AreaScreen):
                 )
                 with Horizontal(id="save-bar"):
                     yield Button("Save", id="save", variant="primary")
-                    yield Static("", id="save-state")
+                    yield Static("", id="save-state", markup=False)
                 yield Preferences()
             yield EnvironmentEditor(id="env-editor")
 
@@ -172,10 +171,7 @@ class SettingsScreen(AreaScreen):
             if yes and draft in self.drafts:
                 self._remove(draft)
 
-        question = (
-            f"Delete the environment [b]{escape(name)}[/b]?\n"
-            "It leaves the config file when you save."
-        )
+        question = f"Delete the environment {name}?\nIt leaves the config file when you save."
         self.app.push_screen(ConfirmScreen(question, yes="Delete"), answered)
 
     def _remove(self, draft: Draft) -> None:

@@ -94,18 +94,18 @@ class WatchScreen(AreaScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="watch-head"):
             with Vertical(id="watch-left"):
-                yield Static("", id="watch-roster")
+                yield Static("", id="watch-roster", markup=False)
                 yield Input(
                     placeholder="NPNs, or a CSV/NDJSON file or exports' folder; Enter",
                     id="watch-add",
                 )
                 yield ProgressBar(total=1, show_eta=False, id="watch-progress")
                 # Under the bar, as wide as the column: why a check is incomplete is long.
-                yield Static("", id="watch-status")
+                yield Static("", id="watch-status", markup=False)
             yield WatchHistory("", id="watch-history")
-        yield Static("", id="watch-filters")
+        yield Static("", id="watch-filters", markup=False)
         yield PagedTable(COLUMNS, page_size=PAGE_SIZE, id="watch-findings")
-        yield Static("", id="watch-detail")
+        yield Static("", id="watch-detail", markup=False)
 
     def on_mount(self) -> None:
         self.set_interval(REDRAW_EVERY, self._draw_progress)

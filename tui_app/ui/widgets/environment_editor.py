@@ -72,7 +72,7 @@ class EnvironmentEditor(VerticalScroll):
     # --- layout ---
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="editor-title", classes="settings-title")
+        yield Static("", id="editor-title", classes="settings-title", markup=False)
         yield from self._row("name", Input(id=_wid("name"), placeholder="e.g. staging"))
         with self._row_box("embedded"):
             yield Label("embedded", classes="set-label", id=_wid("embedded") + "-label")
@@ -80,7 +80,7 @@ class EnvironmentEditor(VerticalScroll):
                 with Horizontal(classes="set-inline"):
                     yield Switch(id=_wid("embedded"))
                     yield Static("", classes="set-switch-hint", id="embedded-state")
-                yield Static("", classes="set-error", id=_wid("embedded") + "-error")
+                yield Static("", classes="set-error", id=_wid("embedded") + "-error", markup=False)
         yield from self._row("seed", Input(id=_wid("seed"), type="integer"))
         yield from self._row(
             "base_url", Input(id=_wid("base_url"), placeholder="e.g. https://registry.example.com")
@@ -127,8 +127,8 @@ class EnvironmentEditor(VerticalScroll):
             with Vertical(classes="set-control"):
                 yield control
                 if status:
-                    yield Static("", classes="env-status", id=_wid(key) + "-status")
-                yield Static("", classes="set-error", id=_wid(key) + "-error")
+                    yield Static("", classes="env-status", id=_wid(key) + "-status", markup=False)
+                yield Static("", classes="set-error", id=_wid(key) + "-error", markup=False)
 
     # --- the draft in, the user's edits out ---
 

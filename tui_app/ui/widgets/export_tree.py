@@ -62,11 +62,11 @@ def record_label(index: int, record: Mapping[str, Any]) -> str:
 class ExportTree(Tree[Entry]):
     def show(self, title: str, data_sets: Sequence[DataSet]) -> None:
         self.clear()
-        self.root.set_label(title)
+        self.root.set_label(Text(title))  # what the service sent is shown as it is
         for ds in data_sets:
             count = len(ds.records)
             label = f"{ds.name}  ({counted(count, 'record')})"
-            self.root.add(label, data=SetEntry(ds), allow_expand=bool(count))
+            self.root.add(Text(label), data=SetEntry(ds), allow_expand=bool(count))
         self.root.expand()
 
     @on(Tree.NodeExpanded)
@@ -86,7 +86,7 @@ class ExportTree(Tree[Entry]):
     def _add_page(self, node: TreeNode[Entry], ds: DataSet, start: int) -> None:
         end = min(start + PAGE, len(ds.records))
         for i in range(start, end):
-            node.add_leaf(record_label(i, ds.records[i]), data=RecordEntry(ds, i))
+            node.add_leaf(Text(record_label(i, ds.records[i])), data=RecordEntry(ds, i))
         if end < len(ds.records):
             more = len(ds.records) - end
             node.add_leaf(

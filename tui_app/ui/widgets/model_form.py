@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.message import Message
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Collapsible, Input, Label, Select, Static
@@ -53,8 +54,8 @@ def title_group(
     else is wrong with it, so a collapsed group still says it holds an error."""
     count = [f"✗ {counted(to_correct, 'field')} to correct"] if to_correct else []
     title = "  ".join([name, *count, *notes])
-    if str(group.title) != title:
-        group.title = title
+    if group.title != escape(title):
+        group.title = escape(title)  # a service's message is shown as it is, not as markup
         group.set_class(bool(to_correct or notes), "-invalid")
 
 
@@ -208,7 +209,7 @@ class ModelForm(VerticalScroll, can_focus=False):
                 select_on_focus=False,
             )
         mark = " *" if spec.required else ""
-        error = Static("", classes="field-error", id=wid + "-error")
+        error = Static("", classes="field-error", id=wid + "-error", markup=False)
         box = Vertical(
             Horizontal(
                 Label(f"{spec.name}{mark}", classes="field-label"), control, classes="field-row"

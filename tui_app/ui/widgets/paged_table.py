@@ -110,7 +110,7 @@ class PagedTable(Vertical):
         for key, label in self.columns:
             table.add_column(label, key=key)
         yield table
-        yield Static("", classes="paged-info")
+        yield Static("", classes="paged-info", markup=False)
 
     @property
     def table(self) -> DataTable:

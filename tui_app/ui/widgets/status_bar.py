@@ -19,9 +19,9 @@ class StatusBar(OfProducerApp, Horizontal):
     def compose(self) -> ComposeResult:
         yield Label("producer-tui", id="app-name")
         yield Label(self.area, id="area-name")
-        yield Label("", id="env-name")
+        yield Label("", id="env-name", markup=False)
         yield Label("SANDBOX", id="sandbox-badge")
-        yield Label("", id="service-state")
+        yield Label("", id="service-state", markup=False)
 
     def on_mount(self) -> None:
         self.watch(self.app, "env_name", self._show_env)
