@@ -146,6 +146,11 @@ class RecordScreen(ProducerScreen):
         self.watch(self.app, "env_name", self._env_changed, init=False)
         self.load()
 
+    def on_unmount(self) -> None:
+        # What was revealed was this producer's: the next record (and the results behind
+        # this one) open masked, not the personal data of everyone looked at after.
+        self.app.reveal_pii = False
+
     def _env_changed(self, name: str) -> None:
         """The record is the old environment's: it closes when the user comes back."""
         self.env_left = name
