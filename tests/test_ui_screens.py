@@ -178,3 +178,18 @@ async def test_a_dialogs_question_wraps_whole(ui_app, size):
             assert " ".join(line for line in lines if line) == question.strip()
             app.pop_screen()
             await pilot.pause()
+
+
+async def test_every_area_survives_a_terminal_shrunk_to_almost_nothing(ui_app):
+    """Seen: Settings ended the app when a terminal went from 50 to 20 columns (its list
+    of environments, narrowed to nothing, could not wrap its names)."""
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        for mode in ("search", "orders", "profiles", "bulk", "export", "settings", "watch"):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            for size in ((50, 15), (20, 6), (5, 3), (80, 24)):
+                await pilot.resize_terminal(*size)
+                await pilot.pause()
+            assert app.current_mode == mode and app.is_running
