@@ -55,7 +55,8 @@ class _Search(ContractModel):
         return [
             (name, f"is required when SearchType is {kind}")
             for name in cls.required_when.get(kind, ())
-            if data.get(name) is None or data.get(name) == ""
+            # Blank text names nobody: a search by "  " would return every producer.
+            if data.get(name) is None or str(data.get(name)).strip() == ""
         ]
 
     @model_validator(mode="after")
