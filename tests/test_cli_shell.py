@@ -250,6 +250,26 @@ def test_search_agencies_in_every_way(capsys, served):
     assert code == 0 and info.Producer.Npn == int(DEMO_FIRM)
 
 
+@pytest.mark.parametrize("fmt", ["csv", "json", "xml"])
+def test_a_list_cut_by_the_service_says_so_on_stderr_in_every_format(
+    capsys, embedded, monkeypatch, fmt
+):
+    """Seen: the table said the service cut the list; csv and json said nothing (exit 0),
+    so a script took the first 200 rows for the whole list."""
+    from tui_app.sandbox import registry
+
+    monkeypatch.setattr(registry, "MAX_HITS", 3)
+    search = ["search", "agents", "--name", "S", "--first", "A", "--format"]
+    code, out, err = run(capsys, *search, fmt)
+    assert code == 0
+    [notice] = err.splitlines()
+    said = notice.removeprefix("producer-tui: ")
+    assert re.fullmatch(r"3 hits \(the list was cut by the service\); Showing the first 3 .*", said)
+    assert "cut by the service" not in out  # stdout is the data alone
+    _, table_out, table_err = run(capsys, *search, "table")
+    assert said in table_out.splitlines() and table_err == ""
+
+
 def test_search_refused_by_the_service_exits_1(capsys, served):
     # The contract lets a firm's SSN search carry "-" in FirmFein; the service refuses it.
     code, out, err = run(capsys, "search", "agencies", "--ssn", "-")
@@ -572,13 +592,18 @@ def test_a_timeout_exits_3(capsys, config_file, tmp_path):
 # --- defaults ------------------------------------------------------------------------------
 
 
-def test_a_fresh_machine_uses_the_embedded_sandbox(capsys, seeded_sandbox_db):
-    """No config: the default environment is the embedded sandbox."""
+@pytest.fixture
+def embedded(seeded_sandbox_db) -> None:
+    """No config, and the embedded sandbox's database seeded already."""
     from tui_app.config import data_dir
 
     target = data_dir() / "sandbox-42.db"
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(seeded_sandbox_db, target)
+
+
+def test_a_fresh_machine_uses_the_embedded_sandbox(capsys, embedded):
+    """No config: the default environment is the embedded sandbox."""
     code, out, err = run(capsys, "record", "agent", DEMO_AGENT)
     assert code == 0, err
     assert FullRecordResponse.model_validate_json(out).NiprFullInfo.Producer.Npn == 19000001
