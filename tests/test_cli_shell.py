@@ -21,7 +21,7 @@ import pytest
 from bulk_support import write_served_config
 from sandbox_server import DIALECTS, serve
 
-from tui_app.cli import main
+from tui_app.cli import _parser, main
 from tui_app.contract.export import ExportResponse
 from tui_app.contract.order import OrderResponse
 from tui_app.contract.profile import AgentRecord, ImportResult
@@ -250,6 +250,26 @@ def test_search_agencies_in_every_way(capsys, served):
     assert code == 0 and info.Producer.Npn == int(DEMO_FIRM)
 
 
+@pytest.mark.parametrize("fmt", ["csv", "json", "xml"])
+def test_a_list_cut_by_the_service_says_so_on_stderr_in_every_format(
+    capsys, embedded, monkeypatch, fmt
+):
+    """Seen: the table said the service cut the list; csv and json said nothing (exit 0),
+    so a script took the first 200 rows for the whole list."""
+    from tui_app.sandbox import registry
+
+    monkeypatch.setattr(registry, "MAX_HITS", 3)
+    search = ["search", "agents", "--name", "S", "--first", "A", "--format"]
+    code, out, err = run(capsys, *search, fmt)
+    assert code == 0
+    [notice] = err.splitlines()
+    said = notice.removeprefix("producer-tui: ")
+    assert re.fullmatch(r"3 hits \(the list was cut by the service\); Showing the first 3 .*", said)
+    assert "cut by the service" not in out  # stdout is the data alone
+    _, table_out, table_err = run(capsys, *search, "table")
+    assert said in table_out.splitlines() and table_err == ""
+
+
 def test_search_refused_by_the_service_exits_1(capsys, served):
     # The contract lets a firm's SSN search carry "-" in FirmFein; the service refuses it.
     code, out, err = run(capsys, "search", "agencies", "--ssn", "-")
@@ -400,7 +420,7 @@ def test_profile_check_sends_nothing_and_round_trips(capsys, unreachable, tmp_pa
     assert code == 0 and "a valid agent profile" in out
 
 
-def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path):
+def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path, monkeypatch):
     code, out, err = run(capsys, "profile", "import", str(agent_xml(tmp_path, "SHELL-2")))
     assert code == 0, err
     assert ImportResult.model_validate_json(out).Success is True
@@ -411,23 +431,18 @@ def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path):
     code, out, _ = run(capsys, "export", "agent", "SHELL-2", "--all", "--format", "table")
     assert code == 0 and "AgentDemographicDataSet" in out
     assert "**/**/****" in out and "1980-02-03" not in out and "***-**-0001" in out
+    # Seen: --out '~/x.json' (quoted: the shell leaves ~ alone) said "No such file".
+    monkeypatch.setenv("HOME", str(tmp_path))
     target = tmp_path / "out" / "pk.json"
     target.parent.mkdir()
-    code, out, _ = run(capsys, "export", "agent", "SHELL-2", "--out", str(target))
+    code, out, _ = run(capsys, "export", "agent", "SHELL-2", "--out", "~/out/pk.json")
     assert code == 0 and out.strip() == str(target)
     assert ExportResponse.model_validate_json(target.read_text()).dataSets
     code, out, _ = run(
-        capsys,
-        "export",
-        "agent",
-        "SHELL-2",
-        "--data-sets",
-        "Demographic",
-        "--csv",
-        str(tmp_path / "csv"),
+        capsys, "export", "agent", "SHELL-2", "--data-sets", "Demographic", "--csv", "~/csv"
     )
     written = [Path(line) for line in out.splitlines()]
-    assert code == 0 and [p.name for p in written] == ["SHELL-2-Demographic.csv"]
+    assert code == 0 and written == [tmp_path / "csv" / "SHELL-2-Demographic.csv"]
     assert "Ada" in written[0].read_text()
 
 
@@ -457,6 +472,33 @@ def test_profile_bad_input_exits_2(capsys, unreachable, tmp_path):
 
 def test_profile_import_unreachable_exits_3(capsys, unreachable, tmp_path):
     assert run(capsys, "profile", "import", str(agent_xml(tmp_path, "SHELL-4")))[0] == 3
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["order", "submit", "~/o.json"],
+        ["profile", "import", "~/a.xml"],
+        ["profile", "check", "~/a.xml"],
+        ["export", "agent", "K", "--out", "~/x.json"],
+        ["export", "agent", "K", "--csv", "~/csv"],
+        ["bulk", "check", "~/b.ndjson"],
+        ["bulk", "submit", "~/b.ndjson", "--report", "~/r.csv"],
+        ["bulk", "resume", "J", "--report", "~/r.csv"],
+        ["bulk", "report", "J", "--out", "~/r.csv", "--failed", "~/f.ndjson"],
+        ["watch", "add", "--file", "~/n.csv"],
+        ["watch", "check", "--report", "~/w.csv"],
+        ["sandbox", "serve", "--db", "~/s.db", "--import-rules", "~/rules.toml"],
+        ["screenshots", "--out", "~/shots"],
+    ],
+)
+def test_every_path_option_reads_a_tilde_as_the_home_folder(monkeypatch, tmp_path, argv):
+    """Quoted, ``~`` reaches the program as typed; the TUI's file dialogs expand it, and
+    so does every file or folder option."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    values = vars(_parser().parse_args(argv)).values()
+    expanded = {v.name for v in values if isinstance(v, Path) and v.parent == tmp_path}
+    assert expanded == {a.removeprefix("~/") for a in argv if a.startswith("~/")}
 
 
 # --- export ------------------------------------------------------------------------------
@@ -572,13 +614,18 @@ def test_a_timeout_exits_3(capsys, config_file, tmp_path):
 # --- defaults ------------------------------------------------------------------------------
 
 
-def test_a_fresh_machine_uses_the_embedded_sandbox(capsys, seeded_sandbox_db):
-    """No config: the default environment is the embedded sandbox."""
+@pytest.fixture
+def embedded(seeded_sandbox_db) -> None:
+    """No config, and the embedded sandbox's database seeded already."""
     from tui_app.config import data_dir
 
     target = data_dir() / "sandbox-42.db"
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(seeded_sandbox_db, target)
+
+
+def test_a_fresh_machine_uses_the_embedded_sandbox(capsys, embedded):
+    """No config: the default environment is the embedded sandbox."""
     code, out, err = run(capsys, "record", "agent", DEMO_AGENT)
     assert code == 0, err
     assert FullRecordResponse.model_validate_json(out).NiprFullInfo.Producer.Npn == 19000001

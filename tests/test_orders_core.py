@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+
 from tui_app.contract.order import Order, OrderResponse
 from tui_app.contract.record import FullInfo
 from tui_app.prefill import order_from_record
@@ -50,6 +53,23 @@ def test_book_never_stores_the_tax_id(tmp_path):
     book.record("sandbox", response("A1", "RECEIVED"))
     book.close()
     assert b"000121234" not in (tmp_path / "orders.db").read_bytes()
+
+
+def test_the_book_is_private(tmp_path):
+    """Seen: orders.db (applicants' names) was created 0644 while every other file of the
+    app is 0600 in a 0700 folder."""
+    data = tmp_path / "data"  # the data folder (conftest), as an older version left it
+    data.mkdir(mode=0o755)
+    old_umask = os.umask(0o022)
+    try:
+        book = OrderBook()
+        book.record("sandbox", response("A1", "RECEIVED"))
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in data.iterdir()}
+        book.close()
+    finally:
+        os.umask(old_umask)
+    assert modes == {"orders.db": 0o600, "orders.db-wal": 0o600, "orders.db-shm": 0o600}
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
 
 
 def full_info(entity: str, **bio) -> FullInfo:

@@ -288,6 +288,47 @@ async def test_a_draft_of_the_wrong_shape_is_refused_by_its_paths(ui_app, tmp_pa
             assert app.screen.query_one("#ptype", Select).value == "I"
 
 
+def order_draft(tlq: dict, data: dict) -> str:
+    """APPOINTMENT as a draft file's text, with ``tlq`` and ``data`` members added."""
+    draft: dict = {"tlq": {"pType": "I", "fType": "A"}, "data": {}}
+    for path, value in APPOINTMENT.items():
+        group, name = path.split(".")
+        draft[group][name] = value
+    draft["tlq"] |= tlq
+    draft["data"] |= data
+    return json.dumps(draft)
+
+
+async def test_a_draft_naming_no_field_is_refused_and_an_invalid_value_is_marked(ui_app, tmp_path):
+    """Seen: a draft with misspelt members loaded "successfully", then F5 was refused
+    for ever with no field marked. The CLI refuses such a file; so does the form, naming
+    the members. A merely invalid value loads, and F5 marks it and goes to it."""
+    typo = tmp_path / "typo.json"
+    typo.write_text(order_draft({}, {"termReasonTxt": "x", "costCentre1": "y"}))
+    texas = tmp_path / "texas.json"
+    texas.write_text(order_draft({"juris": "Texas"}, {}))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await fill(pilot, app, {"tlq.juris": "NY"})
+        before = screen.form.data()
+        await answer_path(app, pilot, "f7", typo)
+        await settle(app, pilot)
+        note = shown(app)[-1]
+        assert note.severity == "error"
+        assert "data.termReasonTxt: is not a field of this record" in note.message
+        assert "data.costCentre1: is not a field of this record" in note.message
+        assert screen.form.data() == before
+        await answer_path(app, pilot, "f7", texas)
+        await settle(app, pilot)
+        assert shown(app)[-1].message == f"Draft loaded from {texas}"
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert error_text(app, "tlq.juris").startswith("✗ must be exactly 2 characters")
+        assert app.focused.id == "f-tlq--juris"
+        assert OrderBook().orders("sandbox") == []
+
+
 async def test_saving_a_draft_over_a_file_asks_first(ui_app, tmp_path):
     """Seen: F6 onto an existing file replaced it without a word."""
     draft = tmp_path / "precious.json"

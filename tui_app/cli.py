@@ -14,7 +14,7 @@ from datetime import date
 
 from tui_app.bulk.commands import add_bulk_parser
 from tui_app.shell.parsers import COMMANDS as SHELL_COMMANDS
-from tui_app.shell.parsers import add_parsers
+from tui_app.shell.parsers import add_parsers, user_path
 from tui_app.watch.commands import add_watch_parser
 from tui_app.words import counted
 
@@ -33,7 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     config.add_argument("action", choices=("path", "check"), nargs="?", default="check")
 
     shots = sub.add_parser("screenshots", help="regenerate the SVG screenshots of every screen")
-    shots.add_argument("--out", default="screenshots", help="folder for the SVG files")
+    shots.add_argument(
+        "--out", type=user_path, default="screenshots", help="folder for the SVG files"
+    )
     shots.add_argument("scenes", nargs="*", help="only these scenes (default: all)")
 
     sandbox = sub.add_parser("sandbox", help="the stand-in service")
@@ -41,7 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     serve = sandbox_sub.add_parser("serve", help="serve all five groups over HTTP")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765, help="0 picks a free port")
-    serve.add_argument("--db", required=True, help="SQLite database file (created if missing)")
+    serve.add_argument(
+        "--db", type=user_path, required=True, help="SQLite database file (created if missing)"
+    )
     serve.add_argument("--seed", type=int, default=42)
     serve.add_argument(
         "--size",
@@ -78,7 +82,9 @@ def _parser() -> argparse.ArgumentParser:
         default=3.0,
         help="time an order spends in each stage of its lifecycle",
     )
-    serve.add_argument("--import-rules", help="TOML file of sections required per import")
+    serve.add_argument(
+        "--import-rules", type=user_path, help="TOML file of sections required per import"
+    )
     serve.add_argument(
         "--dialect",
         choices=("native", "minimal"),
@@ -187,7 +193,6 @@ def _config(args: argparse.Namespace) -> int:
 
 def _screenshots(args: argparse.Namespace) -> int:
     import asyncio
-    from pathlib import Path
 
     from tui_app.ui.scenes import SCENES, save_screenshots
 
@@ -198,7 +203,7 @@ def _screenshots(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    for path in asyncio.run(save_screenshots(Path(args.out), args.scenes or None)):
+    for path in asyncio.run(save_screenshots(args.out, args.scenes or None)):
         print(path)
     return 0
 
@@ -248,7 +253,6 @@ def _say_running_jobs() -> None:
 
 def _sandbox_serve(args: argparse.Namespace) -> int:
     import os
-    from pathlib import Path
 
     from tui_app.sandbox.serve import serve
 
@@ -272,7 +276,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
     return serve(
         host=args.host,
         port=args.port,
-        db=Path(args.db),
+        db=args.db,
         seed=args.seed,
         size=args.size,
         token=token,
@@ -281,6 +285,6 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         latency_ms=args.latency_ms,
         step_seconds=args.step_seconds,
         today=args.today,
-        import_rules=Path(args.import_rules) if args.import_rules else None,
+        import_rules=args.import_rules,
         dialect=args.dialect,
     )

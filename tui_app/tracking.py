@@ -1,18 +1,19 @@
 """The orders filed from this machine, per environment, kept across restarts.
 
 A small SQLite file in the user data folder. It holds what a user needs to follow an
-order (number, filing, applicant's name, last status seen), never the tax id or birth date.
+order (number, filing, applicant's name, last status seen), never the tax id or birth date;
+an applicant's name is personal data still, so the file is private (0600 in a 0700 folder).
 """
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from tui_app.config import data_dir
 from tui_app.contract.order import FINAL_STATUSES, OrderResponse
+from tui_app.locked_sqlite import LockedConnection
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tracked_orders (
@@ -51,12 +52,15 @@ def _now() -> str:
 
 class OrderBook:
     def __init__(self, path: Path | None = None) -> None:
-        path = path or data_dir() / "orders.db"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.executescript(SCHEMA)
+        self._db = LockedConnection.open_private(
+            path or data_dir() / "orders.db",
+            ours=path is None,
+            migrate=self._migrate,
+        )
+
+    @staticmethod
+    def _migrate(db: LockedConnection) -> None:
+        db.conn.executescript(SCHEMA)
 
     def record(self, env: str, response: OrderResponse) -> None:
         """Add or refresh an order from the service's answer."""
@@ -65,59 +69,61 @@ class OrderBook:
             str(p) for p in (item.get("firstName"), item.get("lastName")) if p
         )
         now = _now()
-        self._conn.execute(
-            """INSERT INTO tracked_orders VALUES (?,?,?,?,?,?,?,?,?,?,?)
-               ON CONFLICT (env, client_order_num) DO UPDATE SET
-                 juris = excluded.juris, ptype = excluded.ptype, ftype = excluded.ftype,
-                 applicant = excluded.applicant, status = excluded.status,
-                 status_date = excluded.status_date, total_fee = excluded.total_fee,
-                 checked_at = excluded.checked_at""",
-            (
-                env,
-                details.clientOrderNum,
-                item.get("juris", ""),
-                item.get("pType", ""),
-                item.get("fType", ""),
-                applicant,
-                details.status,
-                details.statusDate,
-                details.totalFee,
-                now,
-                now,
-            ),
-        )
+        with self._db.transaction() as conn:
+            conn.execute(
+                """INSERT INTO tracked_orders VALUES (?,?,?,?,?,?,?,?,?,?,?)
+                   ON CONFLICT (env, client_order_num) DO UPDATE SET
+                     juris = excluded.juris, ptype = excluded.ptype, ftype = excluded.ftype,
+                     applicant = excluded.applicant, status = excluded.status,
+                     status_date = excluded.status_date, total_fee = excluded.total_fee,
+                     checked_at = excluded.checked_at""",
+                (
+                    env,
+                    details.clientOrderNum,
+                    item.get("juris", ""),
+                    item.get("pType", ""),
+                    item.get("fType", ""),
+                    applicant,
+                    details.status,
+                    details.statusDate,
+                    details.totalFee,
+                    now,
+                    now,
+                ),
+            )
 
     def update(self, env: str, response: OrderResponse) -> None:
         """Record a status check of an order this book already knows."""
         details = response.order.orderDetails
-        self._conn.execute(
-            "UPDATE tracked_orders SET status = ?, status_date = ?, total_fee = ?, "
-            "checked_at = ? WHERE env = ? AND client_order_num = ?",
-            (
-                details.status,
-                details.statusDate,
-                details.totalFee,
-                _now(),
-                env,
-                details.clientOrderNum,
-            ),
-        )
+        with self._db.transaction() as conn:
+            conn.execute(
+                "UPDATE tracked_orders SET status = ?, status_date = ?, total_fee = ?, "
+                "checked_at = ? WHERE env = ? AND client_order_num = ?",
+                (
+                    details.status,
+                    details.statusDate,
+                    details.totalFee,
+                    _now(),
+                    env,
+                    details.clientOrderNum,
+                ),
+            )
 
     def orders(self, env: str) -> list[TrackedOrder]:
-        rows = self._conn.execute(
+        rows = self._db.query(
             "SELECT * FROM tracked_orders WHERE env = ? ORDER BY filed_at DESC, client_order_num",
             (env,),
-        ).fetchall()
+        )
         return [TrackedOrder(**dict(row)) for row in rows]
 
     def knows(self, env: str, client_order_num: str) -> bool:
         return (
-            self._conn.execute(
+            self._db.query_one(
                 "SELECT 1 FROM tracked_orders WHERE env = ? AND client_order_num = ?",
                 (env, client_order_num),
-            ).fetchone()
+            )
             is not None
         )
 
     def close(self) -> None:
-        self._conn.close()
+        self._db.close()

@@ -103,7 +103,7 @@ def _check(args: argparse.Namespace) -> int:
     valid, 1 when some are not (or there is none)."""
     progress = _Progress(sys.stderr, _checking)
     try:
-        found = preflight(Path(args.file), on_progress=progress.update, first=SHOWN_PROBLEMS)
+        found = preflight(args.file, on_progress=progress.update, first=SHOWN_PROBLEMS)
     except KeyboardInterrupt:
         progress.end()
         _say("interrupted")
@@ -129,9 +129,9 @@ def _submit(journal: Journal, args: argparse.Namespace) -> int:
     if not 1 <= args.batch_size <= MAX_RECOMMENDED_BATCH:
         raise _Usage(f"--batch-size must be between 1 and {MAX_RECOMMENDED_BATCH}")
     limit = args.max_request_bytes or env.bulk_max_request_bytes
-    _check_report(args, Path(args.file))
+    _check_report(args, args.file)
     try:
-        job = create_job(journal, Path(args.file), env_name, args.batch_size, limit,
+        job = create_job(journal, args.file, env_name, args.batch_size, limit,
                          once=not args.again)  # fmt: skip
     except AlreadySubmitted as exc:
         seen = exc.earlier
@@ -155,8 +155,8 @@ def _check_report(args: argparse.Namespace, source: Path) -> None:
     """Refuse ``--report`` files that could not be written now, not after the job ran: a
     refusal leaves no job behind, changes none, sends nothing."""
     if args.report:
-        report = Path(args.report)
-        check_outputs(source, report, report.with_name("failed.ndjson"), overwrite=args.force)
+        failed = args.report.with_name("failed.ndjson")
+        check_outputs(source, args.report, failed, overwrite=args.force)
 
 
 def _resume(journal: Journal, args: argparse.Namespace) -> int:
@@ -184,9 +184,8 @@ def _retry(journal: Journal, args: argparse.Namespace) -> int:
 
 
 def _carry_on(journal: Journal, job: Job, env: Environment, args: argparse.Namespace) -> int:
-    report = Path(args.report) if args.report else None
     if not args.wait:
-        log = spawn(journal, job.id, concurrency=args.concurrency, report=report)
+        log = spawn(journal, job.id, concurrency=args.concurrency, report=args.report)
         _say(f"job {job.id} runs in the background (log: {log}); "
              f"follow it with: producer-tui bulk status {job.id} --follow")  # fmt: skip
         return 0
@@ -233,7 +232,7 @@ def _work(journal: Journal, args: argparse.Namespace) -> int:
 def _outcome(journal: Journal, job: Job, args: argparse.Namespace) -> int:
     _print_problems(journal, job, sys.stderr)
     if getattr(args, "report", None):
-        report = write_report(journal, job.id, Path(args.report),
+        report = write_report(journal, job.id, args.report,
                               overwrite=getattr(args, "force", False))  # fmt: skip
         _say(f"report: {report.csv_path}; {counted(report.failed_lines, 'line')} to fix in "
              f"{report.failed_path}")  # fmt: skip
@@ -377,8 +376,7 @@ def _verify(journal: Journal, args: argparse.Namespace) -> int:
 
 
 def _report(journal: Journal, args: argparse.Namespace) -> int:
-    failed = Path(args.failed) if args.failed else None
-    report = write_report(journal, args.job, Path(args.out), failed, overwrite=args.force)
+    report = write_report(journal, args.job, args.out, args.failed, overwrite=args.force)
     print(f"{report.csv_path}: {counted(report.rows, 'line')}")
     print(f"{report.failed_path}: {counted(report.failed_lines, 'failed or invalid line')} to fix")
     return 0

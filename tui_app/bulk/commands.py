@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from tui_app.bulk import MIN_REQUEST_BYTES
+from tui_app.shell.parsers import user_path
 
 EXAMPLES = """\
 examples:
@@ -36,9 +37,13 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
     check = actions.add_parser(
         "check", help="validate FILE as submit would, sending and recording nothing"
     )
-    check.add_argument("file", help="NDJSON: bulk envelopes or bare agent/agency records")
+    check.add_argument(
+        "file", type=user_path, help="NDJSON: bulk envelopes or bare agent/agency records"
+    )
     submit = actions.add_parser("submit", help="validate FILE and send its records")
-    submit.add_argument("file", help="NDJSON: bulk envelopes or bare agent/agency records")
+    submit.add_argument(
+        "file", type=user_path, help="NDJSON: bulk envelopes or bare agent/agency records"
+    )
     submit.add_argument("--batch-size", type=positive, default=100,
                         help="records per request, at most 100 (default 100)")  # fmt: skip
     submit.add_argument("--max-request-bytes", type=_request_bytes,
@@ -61,7 +66,8 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
         command.add_argument("--env", default=argparse.SUPPRESS,
                              help="environment (submit: default the active one)")  # fmt: skip
     for command in (submit, resume, retry, work):
-        command.add_argument("--report", help="write this CSV report (and failed.ndjson "
+        command.add_argument("--report", type=user_path,
+                             help="write this CSV report (and failed.ndjson "
                              "beside it) when the job ends")  # fmt: skip
         command.add_argument("--concurrency", type=positive, default=4,
                              help="requests in flight at once (default 4)")  # fmt: skip
@@ -81,8 +87,11 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
     stop.add_argument("job", help="job id (or a unique prefix)")
     report = actions.add_parser("report", help="write a job's CSV report and failed lines")
     report.add_argument("job", help="job id (or a unique prefix)")
-    report.add_argument("--out", required=True, help="CSV file: one row per input line")
-    report.add_argument("--failed", help="NDJSON of the failed and invalid lines "
+    report.add_argument(
+        "--out", type=user_path, required=True, help="CSV file: one row per input line"
+    )
+    report.add_argument("--failed", type=user_path,
+                        help="NDJSON of the failed and invalid lines "
                         "(default: failed.ndjson beside --out)")  # fmt: skip
     report.add_argument("--force", action="store_true", help="replace the files if they exist")
 

@@ -6,7 +6,7 @@ report and in the sandbox's 400 body alike.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,14 +73,19 @@ def _join(loc: Iterable[Any]) -> str:
     return out
 
 
-def field_errors(exc: ValidationError, prefix: str = "") -> list[FieldError]:
+def field_errors(
+    exc: ValidationError, prefix: str = "", only: Collection[str] | None = None
+) -> list[FieldError]:
     """Flatten a pydantic error into one :class:`FieldError` per failing field.
 
     A cross-field rule (see :func:`tui_app.contract.base.rule_error`) becomes one error on
-    each field it names, so a form can show it beside every one of them.
+    each field it names, so a form can show it beside every one of them. ``only``: just
+    the errors of these pydantic types (``extra_forbidden``, say).
     """
     found: list[FieldError] = []
     for err in exc.errors(include_url=False):
+        if only is not None and err["type"] not in only:
+            continue
         loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
         base = _join(([prefix] if prefix else []) + loc)
         if err["type"] == "rule":

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import re
-from pathlib import Path
 
 from tui_app.shell.output import OK, Usage, emit, environment, out, output_format, validated
 
@@ -28,9 +27,9 @@ def run(args: argparse.Namespace) -> int:
     from tui_app.contract.export import AgencyExportRequest, AgentExportRequest
 
     fmt = output_format(args)
-    if args.out is not None and Path(args.out).suffix.lower() != ".json":
+    if args.out is not None and args.out.suffix.lower() != ".json":
         raise Usage("--out: name a .json file (or use --csv DIR for CSV files)")
-    if args.csv is not None and Path(args.csv).exists() and not Path(args.csv).is_dir():
+    if args.csv is not None and args.csv.exists() and not args.csv.is_dir():
         raise Usage(f"--csv: {args.csv} is not a folder")
     model = AgentExportRequest if args.kind == "agent" else AgencyExportRequest
     query = validated(model, request(args))
@@ -40,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
         from tui_app.export_files import save_export
 
         if args.out is not None:
-            path = Path(args.out)
+            path = args.out
         else:
-            folder = Path(args.csv)
+            folder = args.csv
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             path = folder / (re.sub(r"[^A-Za-z0-9._-]", "_", args.profile_key) + ".csv")
         for written in save_export(answer, path):

@@ -7,6 +7,7 @@ TUI's start-up do not pay for pydantic or httpx; the commands run in
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 COMMANDS = ("search", "record", "order", "profile", "export")
 
@@ -25,6 +26,12 @@ masked unless --reveal), json (the default when stdout is not a terminal: the se
 answer with every member it carried, personal data as received), xml{extra}.
 Errors go to stderr, one line per problem, naming the field.
 """
+
+
+def user_path(text: str) -> Path:
+    """The argparse type of every option naming a file or folder of the user's: ``~`` is
+    their home, as the TUI's file dialogs read it (a shell expands it only unquoted)."""
+    return Path(text).expanduser()
 
 
 def _command(sub, name: str, help: str, examples: str, formats: tuple[str, ...]):
@@ -156,7 +163,9 @@ def _order(sub) -> None:
         "  producer-tui order submit appoint.xml --update   # it exists: update it",
         ("table", "json", "xml"),
     )
-    submit.add_argument("file", metavar="FILE", help="the order: JSON, or XML with root <Order>")
+    submit.add_argument(
+        "file", type=user_path, metavar="FILE", help="the order: JSON, or XML with root <Order>"
+    )
     submit.add_argument(
         "--update",
         action="store_true",
@@ -213,7 +222,7 @@ def _profile(sub) -> None:
         '  for f in profiles/*.xml; do producer-tui profile import "$f" || echo "$f"; done',
         ("table", "json", "xml"),
     )
-    imp.add_argument("file", metavar="FILE.xml")
+    imp.add_argument("file", type=user_path, metavar="FILE.xml")
     check = _command(
         actions,
         "check",
@@ -222,7 +231,7 @@ def _profile(sub) -> None:
         "  producer-tui profile check agency.xml --format json   # the record as validated",
         ("table", "json", "xml"),
     )
-    check.add_argument("file", metavar="FILE.xml")
+    check.add_argument("file", type=user_path, metavar="FILE.xml")
 
 
 def _export(sub) -> None:
@@ -243,5 +252,9 @@ def _export(sub) -> None:
         "--all", action="store_true", help="every data set the interface lists (the default)"
     )
     where = export.add_mutually_exclusive_group()
-    where.add_argument("--out", metavar="FILE.json", help="write the answer to this JSON file")
-    where.add_argument("--csv", metavar="DIR", help="write one CSV file per data set in DIR")
+    where.add_argument(
+        "--out", type=user_path, metavar="FILE.json", help="write the answer to this JSON file"
+    )
+    where.add_argument(
+        "--csv", type=user_path, metavar="DIR", help="write one CSV file per data set in DIR"
+    )

@@ -32,7 +32,7 @@ def load(path: Path):
 
 def run(args: argparse.Namespace) -> int:
     fmt = output_format(args)
-    kind, record = load(Path(args.file))
+    kind, record = load(args.file)
     if args.profile_action == "check":
         return _check(args, kind, record, fmt)
     _, env = environment(args)

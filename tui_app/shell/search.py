@@ -107,24 +107,35 @@ def _rows(answer, kind: str) -> tuple[list[str], list[list]]:
     ]
 
 
+def summary(answer, hits: int) -> tuple[str, bool]:
+    """The line under the table (the hits, whether the service cut the list, its message),
+    and whether it says more than the count: then a script reading csv, json or xml must
+    hear it too, or it takes a cut list for the whole."""
+    from tui_app.words import counted
+
+    entity = answer.AdditionalInfo.Entity if answer.AdditionalInfo else None
+    note = ""
+    if entity is not None and entity.Truncated:
+        note += " (the list was cut by the service)"
+    if entity is not None and entity.Message:
+        note += f"; {entity.Message}"
+    return counted(hits, "hit") + note, bool(note)
+
+
 def show(answer, kind: str, fmt: str, reveal: bool) -> None:
-    from tui_app.shell.output import key_values, mask, table, unknown_members, write_csv
+    from tui_app.shell.output import key_values, mask, say, table, unknown_members, write_csv
 
     headers, rows = _rows(answer, kind)
+    note, news = summary(answer, len(rows))
+    if fmt != "table" and news:
+        say(note)  # on stderr: stdout stays the data alone
     if fmt == "csv":
         write_csv(headers, [[c[1] if isinstance(c, tuple) else c for c in r] for r in rows])
         return
 
     def text() -> str:
         shown = [[mask(c[0], c[1], reveal) if isinstance(c, tuple) else c for c in r] for r in rows]
-        parts = [table(headers, shown)]
-        entity = answer.AdditionalInfo.Entity if answer.AdditionalInfo else None
-        note = f"{len(rows)} hit{'s' if len(rows) != 1 else ''}"
-        if entity is not None and entity.Truncated:
-            note += " (the list was cut by the service)"
-        if entity is not None and entity.Message:
-            note += f"; {entity.Message}"
-        parts.append(note)
+        parts = [table(headers, shown), note]
         other = unknown_members(answer, reveal)
         if other:
             parts.append("\nother members:\n" + key_values(other))

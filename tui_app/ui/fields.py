@@ -201,17 +201,23 @@ def to_text(spec: FieldSpec, value: Any) -> str:
 _VALUE = (str, int, float)
 
 
+UNSHOWABLE = frozenset({"extra_forbidden", "string_type"})
+"""Errors of the contract no form can show: a member that is no field has no input, and a
+number or true where text belongs would silently become text in one."""
+
+
 def misfits(
-    specs: Iterable[FieldSpec | GroupSpec], data: Mapping[str, Any], closed: Iterable[str] = ()
+    model: type[BaseModel], data: Mapping[str, Any], closed: Iterable[str] = ()
 ) -> list[str]:
-    """Where ``data`` (a file written by hand, say) has not the shape of ``specs``: an object
-    or list where one value belongs, a value where an object does, and a value of a
-    ``closed`` path (one chosen outside the form) that is none of its choices. A form shows
-    any other wrong value in its field and says what is wrong there; these it could only
-    show by losing or inventing something. One line a path, naming it."""
+    """Where ``data`` (a file written by hand, say) has not the shape of ``model``'s form:
+    an object or list where one value belongs, a value where an object does, a value of a
+    ``closed`` path (one chosen outside the form) that is none of its choices, and the
+    contract's :data:`UNSHOWABLE` errors, in the words the CLI uses. A form shows any other
+    wrong value in its field and says what is wrong there; these it could only show by
+    losing or inventing something. One line a path, naming it."""
     closed = set(closed)
     problems: dict[str, str] = {}
-    for spec in flatten(specs):
+    for spec in flatten(describe(model)):
         parts = spec.path.split(".")
         node: Any = data
         for depth, part in enumerate(parts):
@@ -226,6 +232,13 @@ def misfits(
             problem = _misfit(spec, node, spec.path in closed)
             if problem:
                 problems.setdefault(spec.path, f"{spec.path}: {problem}")
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        for err in field_errors(exc, only=UNSHOWABLE):
+            # Inside a path named already (a list where a value belongs), it says no more.
+            if not any(err.path == p or err.path.startswith((f"{p}.", f"{p}[")) for p in problems):
+                problems[err.path] = str(err)
     return list(problems.values())
 
 

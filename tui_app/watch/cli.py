@@ -70,7 +70,7 @@ def _add(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -> 
         if args.profile_key:
             entries = [Entry(entries[0].npn, args.profile_key.strip())]
     if args.file:
-        entries += read_file(Path(args.file))
+        entries += read_file(args.file)
     if args.demo:
         entries += [Entry(n) for n in asyncio.run(_demo(env))]
     if not entries:
@@ -137,7 +137,7 @@ def _check(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -
     rate = env.watch_rate if args.rate is None else args.rate
     if rate < 0:
         raise _Usage("--rate must be 0 or more")
-    report = Path(args.report) if args.report else None
+    report: Path | None = args.report
     if report is not None and report.exists() and not args.force:
         raise _Usage(f"{report} exists; give --force to replace it")
     if asyncio.run(db.call(WatchStore.roster_size, name)) == 0:

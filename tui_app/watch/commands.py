@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from datetime import date
 
+from tui_app.shell.parsers import user_path
+
 EXAMPLES = """\
 examples:
   producer-tui watch add 19000001 19000002       watch these NPNs (this environment)
@@ -34,6 +36,7 @@ def add_watch_parser(sub: argparse._SubParsersAction, positive) -> None:
     add.add_argument("npns", nargs="*", metavar="NPN")
     add.add_argument(
         "--file",
+        type=user_path,
         help="CSV with an NPN column (optional ProfileKey), NDJSON, "
         "a saved export document (.json) or a folder of them",
     )
@@ -58,7 +61,7 @@ def add_watch_parser(sub: argparse._SubParsersAction, positive) -> None:
     check.add_argument("--today", type=date.fromisoformat,
                        help="judge licenses as of this date (default: today, or the "
                        "embedded sandbox's today)")  # fmt: skip
-    check.add_argument("--report", help="write the findings to this CSV file")
+    check.add_argument("--report", type=user_path, help="write the findings to this CSV file")
     check.add_argument("--force", action="store_true", help="replace the --report file")
     check.add_argument(
         "--format",

@@ -27,7 +27,7 @@ from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
 from tui_app.contract.order import Order, OrderResponse
 from tui_app.export_files import order_draft_format, read_order_draft, save_order_draft
 from tui_app.tracking import OrderBook
-from tui_app.ui.fields import describe, misfits
+from tui_app.ui.fields import misfits
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
@@ -317,7 +317,7 @@ class OrdersScreen(AreaScreen):
             return
         try:
             values = await asyncio.to_thread(read_order_draft, path)
-            if problems := misfits(describe(Order), values, closed=FILING):
+            if problems := misfits(Order, values, closed=FILING):
                 raise ValueError(f"not a draft of an order ({'; '.join(problems[:3])})")
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
