@@ -190,11 +190,20 @@ def _refuse_bool(value: Any) -> Any:
     return value
 
 
+def _positive(value: object) -> bool:
+    """Whether an NPN as sent (a number, or the text of one) is positive; what is no
+    number is the type check's to say."""
+    try:
+        return int(value) > 0  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return True
+
+
 NpnNumber = Annotated[
     int,
     BeforeValidator(_refuse_bool),
     Field(ge=-(2**31), le=2**31 - 1),
-    Habit(lambda v: not isinstance(v, int) or v > 0, "an NPN is a positive number"),
+    Habit(_positive, "an NPN is a positive number"),
 ]
 """A national producer number: an int32 (the spec's bound); not positive only warns."""
 
