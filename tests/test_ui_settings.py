@@ -369,3 +369,44 @@ async def test_a_token_unset_at_start_can_be_typed_for_this_run(monkeypatch) -> 
         assert app.connection is not None  # connected with it, no restart
         assert os.environ["REGISTRY_TOKEN"] == "tok-123"
     assert "tok-123" not in config_path().read_text(encoding="utf-8")  # never saved
+
+
+HAND_WRITTEN = """\
+active = "sandbox"
+
+[environments.sandbox]
+embedded = true
+today = 2026-12-21
+dialect = "minimal"
+watch_days = 30
+bulk_fail_rate = 0.3
+
+[environments.staging]
+base_url = "https://staging.example.com"
+date_format = "YYYY-MM-DD"
+bulk_max_request_bytes = 50000
+watch_rate = 2.0
+"""
+
+
+async def test_saving_keeps_the_settings_the_editor_does_not_show(notes: list[str]) -> None:
+    """Seen: changing staging's timeout dropped today, dialect, watch_days... everywhere, and
+    said the active environment was reconnecting."""
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text(HAND_WRITTEN, encoding="utf-8")
+    expected = tomllib.loads(HAND_WRITTEN)
+    expected["environments"]["staging"]["timeout"] = 45.0
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("down")
+        await pilot.pause()
+        screen.query_one("#set-timeout", Input).focus()
+        await clear_input(pilot)
+        await type_text(pilot, "45")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert on_disk() == expected
+        assert "Settings saved." in notes
+        assert not any("reconnecting" in n for n in notes)
+        await app.workers.wait_for_complete()

@@ -356,6 +356,10 @@ class Environment(_Model):
         return base.rstrip("/") + GROUP_PREFIXES[group]
 
 
+EMBEDDED_ONLY = ("seed", "bulk_fail_rate", "dialect", "today")
+"""The settings of the embedded sandbox alone (a server environment has no use for them)."""
+
+
 class Config(_Model):
     """The whole config file."""
 
@@ -420,7 +424,8 @@ def save_config(config: Config, path: Path | None = None) -> None:
     import tomli_w  # only needed when writing, which is rare
 
     path = path or config_path()
-    data = config.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+    # Python mode, so a date stays a TOML date rather than becoming a string.
+    data = config.model_dump(by_alias=True, exclude_none=True, exclude_unset=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _replace_file(path, tomli_w.dumps(data))

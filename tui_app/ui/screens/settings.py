@@ -216,7 +216,8 @@ class SettingsScreen(AreaScreen):
         data = {name: getattr(old, name) for name in old.model_fields_set}
         data["environments"] = {d.name.strip(): d.env for d in self.drafts}
         data["active"] = self.active.name.strip()
-        data["mask_pii"] = self.mask_pii
+        if self.mask_pii != old.mask_pii:  # its own save failed
+            data["mask_pii"] = self.mask_pii
         try:
             config = Config.model_validate(data)
         except ValidationError as exc:
