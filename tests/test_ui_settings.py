@@ -410,3 +410,76 @@ async def test_saving_keeps_the_settings_the_editor_does_not_show(notes: list[st
         assert "Settings saved." in notes
         assert not any("reconnecting" in n for n in notes)
         await app.workers.wait_for_complete()
+
+
+def another_instance_saves(**env_update) -> None:
+    """What a second producer-tui (or a hand edit) does to the file meanwhile: adds the
+    environment fromA, and changes staging as ``env_update`` says."""
+    config = load_config()
+    staging = config.environments["staging"].model_copy(update=env_update)
+    environments = {**config.environments, "staging": staging, "fromA": Environment(embedded=True)}
+    save_config(config.model_copy(update={"environments": environments}))
+
+
+async def test_a_mask_toggle_keeps_what_another_instance_saved() -> None:
+    """Seen: m wrote back the config this instance read at start: fromA was gone."""
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        await open_settings(pilot)
+        another_instance_saves()
+        await pilot.press("m")
+        await pilot.pause()
+        assert set(on_disk()["environments"]) == {"sandbox", "staging", "fromA"}
+        assert on_disk()["mask_pii"] is False
+        await app.workers.wait_for_complete()
+
+
+async def test_environments_saved_over_another_instances_change(notes: list[str]) -> None:
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        another_instance_saves()
+        await pilot.press("down")
+        await pilot.pause()
+        screen.query_one("#set-timeout", Input).focus()
+        await clear_input(pilot)
+        await type_text(pilot, "45")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert list(on_disk()["environments"]) == ["sandbox", "staging", "fromA"]
+        assert on_disk()["environments"]["staging"]["timeout"] == 45.0
+        assert [d.name for d in screen.drafts] == ["sandbox", "staging", "fromA"]
+        assert screen.current.name == "staging"
+        assert str(screen.query_one("#save-state", Static).render()) == "all saved"
+        assert "Settings saved." in notes
+        await app.workers.wait_for_complete()
+
+
+async def test_an_environment_changed_here_and_elsewhere_is_asked_about() -> None:
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        another_instance_saves(timeout=10.0)
+        await pilot.press("down")
+        await pilot.pause()
+        screen.query_one("#set-timeout", Input).focus()
+        await clear_input(pilot)
+        await type_text(pilot, "45")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "in environments.staging too" in app.screen.question
+        await pilot.press("n")  # keep the file's; the edit stays on screen
+        await pilot.pause()
+        assert on_disk()["environments"]["staging"]["timeout"] == 10.0
+        assert screen.query_one("#set-timeout", Input).value == "45"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert on_disk()["environments"]["staging"]["timeout"] == 45.0
+        assert "fromA" in on_disk()["environments"]  # the rest of their change is kept
+        await app.workers.wait_for_complete()

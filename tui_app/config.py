@@ -398,15 +398,26 @@ def default_config() -> Config:
 # --- reading and writing ------------------------------------------------------------------
 
 
+class ConfigConflict(ConfigError):
+    """The file was changed elsewhere since it was read, and where this change is too."""
+
+
 def load_config(path: Path | None = None) -> Config:
     """Read the config file, creating the default one on first run."""
     path = path or config_path()
+    config = _read_config(path)
+    if config is None:
+        config = default_config()
+        save_config(config, path)
+    return config
+
+
+def _read_config(path: Path) -> Config | None:
+    """The config in the file; ``None`` if there is no file."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        config = default_config()
-        save_config(config, path)
-        return config
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the config file: {exc}") from None
     try:
@@ -431,6 +442,58 @@ def save_config(config: Config, path: Path | None = None) -> None:
         _replace_file(path, tomli_w.dumps(data))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write the config file: {exc}") from None
+
+
+def save_change(
+    base: Config, mine: Config, path: Path | None = None, *, overwrite: bool = False
+) -> Config:
+    """Write ``mine``, this instance's change of ``base`` (the config as it read it), and
+    return what was written. The file is read again first: whatever another instance or a
+    hand edit changed there since is kept. A setting both changed, differently, is a
+    :class:`ConfigConflict` (nothing written) unless ``overwrite`` says ``mine`` wins it."""
+    path = path or config_path()
+    try:
+        disk = _read_config(path)
+    except ConfigError as exc:
+        raise ConfigError(f"the config file was changed and has problems now: {exc}") from None
+    if disk is not None and disk != base:
+        mine = _merge(base, mine, disk, path, overwrite)
+    save_config(mine, path)
+    return mine
+
+
+def _merge(base: Config, mine: Config, disk: Config, path: Path, overwrite: bool) -> Config:
+    """Three-way merge, setting by setting (each environment a whole): a setting this
+    instance left as it read it takes the file's value, one it changed takes its own."""
+    conflicts: list[str] = []
+
+    def mine_wins(key: str, b: object, m: object, d: object) -> bool:
+        if m == b:
+            return False
+        if d not in (b, m):
+            conflicts.append(key)
+        return True
+
+    data: dict[str, object] = {}
+    for name in Config.model_fields.keys() - {"environments"}:
+        values = (getattr(base, name), getattr(mine, name), getattr(disk, name))
+        chosen = mine if mine_wins(name, *values) else disk
+        if name in chosen.model_fields_set:
+            data[name] = getattr(chosen, name)
+    envs = {}
+    for name in dict.fromkeys([*mine.environments, *disk.environments]):
+        b, m, d = (c.environments.get(name) for c in (base, mine, disk))
+        if (env := m if mine_wins(f"environments.{name}", b, m, d) else d) is not None:
+            envs[name] = env
+    data["environments"] = envs
+    changed = f"{path} was changed elsewhere (another producer-tui, or an edit) since it was read"
+    if conflicts and not overwrite:
+        raise ConfigConflict(f"{changed}, in {', '.join(conflicts)} too")
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {_message(e)}" for e in exc.errors())
+        raise ConfigConflict(f"{changed}, and the two do not fit together: {problems}") from None
 
 
 def _replace_file(path: Path, text: str) -> None:
