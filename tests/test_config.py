@@ -504,3 +504,24 @@ def test_a_change_over_a_file_broken_since_is_refused(config_file: Path) -> None
     with pytest.raises(ConfigError, match="was changed and has problems now: .*invalid TOML"):
         save_change(base, changed(base, theme="nord"))
     assert config_file.read_text() == "active = "
+
+
+# --- URLs in messages -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("ftp://user:hunter2@x.example.com", "'ftp://***@x.example.com' must be an http(s) URL"),
+        ("http//x.example.com/?api_key=SECRETVALUE", "'http//x.example.com/?…' must be an http"),
+        ("ftp://x.example.com/#token=SECRETVALUE", "'ftp://x.example.com/#…' must be an http"),
+        ("user:hunter2@x.example.com:8443", "'user:***@x.example.com:8443' must be an http"),
+    ],
+)
+def test_a_bad_url_is_named_without_its_credentials_or_query(
+    config_file: Path, url: str, shown: str
+) -> None:
+    """Seen: `config check` and start-up echoed ftp://user:hunter2@... in full."""
+    message = load_error(config_file, f'active = "prod"\n[environments.prod]\nbase_url = "{url}"\n')
+    assert f"config.toml:3: environments.prod.base_url: {shown}" in message
+    assert "hunter2" not in message and "SECRETVALUE" not in message

@@ -142,3 +142,12 @@ def test_a_sandbox_turned_server_leaves_the_sandbox_settings_behind():
         "base_url": "https://s.example.com",
         "watch_days": 30,
     }
+
+
+def test_a_bad_url_typed_in_the_editor_is_named_without_its_credentials():
+    values = values_of(STAGING) | {"base_url": "ftp://user:hunter2@x.example.com"}
+    _, errors = check_environment(values, STAGING)
+    assert errors["base_url"] == [
+        "'ftp://***@x.example.com' must be an http(s) URL with a host, "
+        "e.g. https://registry.example.com"
+    ]

@@ -90,11 +90,24 @@ def user_themes_dir() -> Path:
 # --- value checks -------------------------------------------------------------------------
 
 
+_URL_RE = re.compile(r"((?:[A-Za-z][A-Za-z0-9+.-]*:)?(?://)?)([^?#]*@)?([^?#]*)([?#]?)")
+
+
+def redact_url(url: str) -> str:
+    """``url`` fit to show in a message: any credentials (up to the last ``@`` before the
+    query, however malformed the URL) become ``***`` and a query or fragment ``…``."""
+    match = _URL_RE.match(url)
+    assert match is not None  # every part is optional
+    start, userinfo, rest, query = match.groups()
+    return f"{start}{'***@' if userinfo else ''}{rest}{query and query + '…'}"
+
+
 def _check_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(
-            f"{url!r} must be an http(s) URL with a host, e.g. https://registry.example.com"
+            f"{redact_url(url)!r} must be an http(s) URL with a host, e.g. "
+            "https://registry.example.com"
         )
     if "@" in parts.netloc:
         raise ValueError(
@@ -106,7 +119,7 @@ def _check_url(url: str) -> str:
     try:
         parts.port  # noqa: B018 - accessing it is what validates the port
     except ValueError:
-        raise ValueError(f"{url!r} has an invalid port") from None
+        raise ValueError(f"{redact_url(url)!r} has an invalid port") from None
     for prefix in GROUP_PREFIXES.values():
         if parts.path.rstrip("/").endswith(prefix):
             raise ValueError(f"leave out {prefix}: the group's path is appended automatically")
