@@ -525,3 +525,21 @@ def test_a_bad_url_is_named_without_its_credentials_or_query(
     message = load_error(config_file, f'active = "prod"\n[environments.prod]\nbase_url = "{url}"\n')
     assert f"config.toml:3: environments.prod.base_url: {shown}" in message
     assert "hunter2" not in message and "SECRETVALUE" not in message
+
+
+@pytest.mark.parametrize("value", ["inf", "+inf", "nan", "1e309", "-inf"])
+@pytest.mark.parametrize(
+    ("key", "table"),
+    [("timeout", "staging"), ("watch_rate", "staging"), ("bulk_fail_rate", "sandbox")],
+)
+def test_a_number_that_is_not_finite_is_refused(
+    config_file: Path, key: str, table: str, value: str
+) -> None:
+    """Seen: timeout = inf was accepted, and a request then waited forever."""
+    lines = {"sandbox": "embedded = true", "staging": 'base_url = "https://x.example.test"'}
+    lines[table] += f"\n{key} = {value}"
+    text = 'active = "sandbox"\n' + "".join(
+        f"[environments.{name}]\n{body}\n" for name, body in lines.items()
+    )
+    message = load_error(config_file, text)
+    assert message.endswith(f": environments.{table}.{key}: must be a finite number")

@@ -151,3 +151,10 @@ def test_a_bad_url_typed_in_the_editor_is_named_without_its_credentials():
         "'ftp://***@x.example.com' must be an http(s) URL with a host, "
         "e.g. https://registry.example.com"
     ]
+
+
+def test_a_timeout_too_large_to_be_a_number_is_an_error_on_its_field():
+    """Seen: 1e309 typed as the timeout was saved as inf."""
+    env, errors = check_environment(values_of(STAGING) | {"timeout": "1e309"}, STAGING)
+    assert env is None
+    assert errors == {"timeout": ["must be a finite number"]}

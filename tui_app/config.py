@@ -170,6 +170,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         strict=True,
+        allow_inf_nan=False,  # TOML has inf and nan: a timeout of inf waits forever
         validate_assignment=True,
         validate_by_name=True,
         validate_by_alias=True,
