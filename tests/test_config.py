@@ -16,12 +16,14 @@ from tui_app.config import (
     GROUPS,
     Auth,
     Config,
+    ConfigConflict,
     ConfigError,
     Environment,
     config_path,
     data_dir,
     load_config,
     looks_like_secret,
+    save_change,
     save_config,
     user_themes_dir,
 )
@@ -452,3 +454,92 @@ def test_a_secret_pasted_where_a_variable_name_goes_is_told_apart(name, secret, 
     monkeypatch.setenv(name, "x")
     assert not looks_like_secret(name)
     assert Auth(type="bearer", token_env=name).token_env == name
+
+
+# --- saving over a file changed since it was read -------------------------------------------
+
+
+def changed(config: Config, **update) -> Config:
+    return config.model_copy(update=update)
+
+
+def with_env(config: Config, name: str, env: Environment) -> Config:
+    return changed(config, environments={**config.environments, name: env})
+
+
+def test_a_change_keeps_what_another_instance_saved_since(config_file: Path) -> None:
+    """Seen: toggling masking in one instance wrote back the config it read at start, so
+    the environment another instance had added since was lost."""
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(FULL)
+    base = load_config()
+    other = with_env(base, "fromA", Environment(embedded=True, seed=9))
+    save_config(other)
+    saved = save_change(base, changed(base, mask_pii=True))
+    assert saved == load_config()
+    assert saved.environments["fromA"].seed == 9
+    assert saved.mask_pii is True
+
+
+def test_an_environment_changed_here_and_there_is_a_conflict(config_file: Path) -> None:
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(FULL)
+    base = load_config()
+    staging = base.environments["staging"]
+    save_config(with_env(base, "staging", staging.model_copy(update={"timeout": 10.0})))
+    on_disk = config_file.read_text()
+    mine = with_env(base, "staging", staging.model_copy(update={"timeout": 45.0}))
+    mine = with_env(mine, "new", Environment(embedded=True))
+    with pytest.raises(ConfigConflict, match=r"since it was read, in environments\.staging too$"):
+        save_change(base, mine)
+    assert config_file.read_text() == on_disk  # nothing written
+    saved = save_change(base, mine, overwrite=True)
+    assert saved.environments["staging"].timeout == 45.0 and "new" in saved.environments
+    assert load_config() == saved
+
+
+def test_a_change_over_a_file_broken_since_is_refused(config_file: Path) -> None:
+    base = load_config()
+    config_file.write_text("active = ")
+    with pytest.raises(ConfigError, match="was changed and has problems now: .*invalid TOML"):
+        save_change(base, changed(base, theme="nord"))
+    assert config_file.read_text() == "active = "
+
+
+# --- URLs in messages -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("ftp://user:hunter2@x.example.com", "'ftp://***@x.example.com' must be an http(s) URL"),
+        ("http//x.example.com/?api_key=SECRETVALUE", "'http//x.example.com/?…' must be an http"),
+        ("ftp://x.example.com/#token=SECRETVALUE", "'ftp://x.example.com/#…' must be an http"),
+        ("user:hunter2@x.example.com:8443", "'user:***@x.example.com:8443' must be an http"),
+    ],
+)
+def test_a_bad_url_is_named_without_its_credentials_or_query(
+    config_file: Path, url: str, shown: str
+) -> None:
+    """Seen: `config check` and start-up echoed ftp://user:hunter2@... in full."""
+    message = load_error(config_file, f'active = "prod"\n[environments.prod]\nbase_url = "{url}"\n')
+    assert f"config.toml:3: environments.prod.base_url: {shown}" in message
+    assert "hunter2" not in message and "SECRETVALUE" not in message
+
+
+@pytest.mark.parametrize("value", ["inf", "+inf", "nan", "1e309", "-inf"])
+@pytest.mark.parametrize(
+    ("key", "table"),
+    [("timeout", "staging"), ("watch_rate", "staging"), ("bulk_fail_rate", "sandbox")],
+)
+def test_a_number_that_is_not_finite_is_refused(
+    config_file: Path, key: str, table: str, value: str
+) -> None:
+    """Seen: timeout = inf was accepted, and a request then waited forever."""
+    lines = {"sandbox": "embedded = true", "staging": 'base_url = "https://x.example.test"'}
+    lines[table] += f"\n{key} = {value}"
+    text = 'active = "sandbox"\n' + "".join(
+        f"[environments.{name}]\n{body}\n" for name, body in lines.items()
+    )
+    message = load_error(config_file, text)
+    assert message.endswith(f": environments.{table}.{key}: must be a finite number")

@@ -3,6 +3,8 @@ errors keyed by the field the editor shows them on, and drafts' names."""
 
 from __future__ import annotations
 
+from datetime import date
+
 from tui_app.config import Auth, Environment
 from tui_app.environment_form import (
     Draft,
@@ -105,3 +107,54 @@ def test_a_key_typed_as_the_variable_name_is_an_error_on_its_field(monkeypatch):
     assert errors["auth.token_env"][0].startswith("looks like a secret")
     env, errors = check_environment(values_of(STAGING) | {"auth.token_env": "my_token"}, STAGING)
     assert env is not None and not errors
+
+
+def test_settings_the_editor_does_not_show_are_kept_as_saved():
+    """Seen: saving in Settings dropped today, dialect, watch_days... of every environment."""
+    sandbox = Environment(
+        embedded=True,
+        today=date(2026, 12, 21),
+        dialect="minimal",
+        watch_days=30,
+        bulk_fail_rate=0.3,
+    )
+    env, errors = check_environment(values_of(sandbox), sandbox)
+    assert not errors and env is not None
+    assert env.model_dump(exclude_unset=True) == sandbox.model_dump(exclude_unset=True)
+    staging = STAGING.model_copy(
+        update={"date_format": "YYYY-MM-DD", "bulk_max_request_bytes": 50000, "watch_rate": 2.0}
+    )
+    staging = Environment.model_validate(staging.model_dump(exclude_unset=True))
+    env, errors = check_environment(values_of(staging) | {"timeout": "45"}, staging)
+    assert not errors and env is not None
+    assert env.model_dump(exclude_unset=True) == staging.model_dump(exclude_unset=True) | {
+        "timeout": 45.0
+    }
+
+
+def test_a_sandbox_turned_server_leaves_the_sandbox_settings_behind():
+    sandbox = Environment(embedded=True, today=date(2026, 12, 21), dialect="minimal", watch_days=30)
+    values = values_of(sandbox) | {"embedded": False, "base_url": "https://s.example.com"}
+    env, errors = check_environment(values, sandbox)
+    assert not errors and env is not None
+    assert env.model_dump(exclude_unset=True) == {
+        "embedded": False,
+        "base_url": "https://s.example.com",
+        "watch_days": 30,
+    }
+
+
+def test_a_bad_url_typed_in_the_editor_is_named_without_its_credentials():
+    values = values_of(STAGING) | {"base_url": "ftp://user:hunter2@x.example.com"}
+    _, errors = check_environment(values, STAGING)
+    assert errors["base_url"] == [
+        "'ftp://***@x.example.com' must be an http(s) URL with a host, "
+        "e.g. https://registry.example.com"
+    ]
+
+
+def test_a_timeout_too_large_to_be_a_number_is_an_error_on_its_field():
+    """Seen: 1e309 typed as the timeout was saved as inf."""
+    env, errors = check_environment(values_of(STAGING) | {"timeout": "1e309"}, STAGING)
+    assert env is None
+    assert errors == {"timeout": ["must be a finite number"]}

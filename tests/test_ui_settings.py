@@ -369,3 +369,117 @@ async def test_a_token_unset_at_start_can_be_typed_for_this_run(monkeypatch) -> 
         assert app.connection is not None  # connected with it, no restart
         assert os.environ["REGISTRY_TOKEN"] == "tok-123"
     assert "tok-123" not in config_path().read_text(encoding="utf-8")  # never saved
+
+
+HAND_WRITTEN = """\
+active = "sandbox"
+
+[environments.sandbox]
+embedded = true
+today = 2026-12-21
+dialect = "minimal"
+watch_days = 30
+bulk_fail_rate = 0.3
+
+[environments.staging]
+base_url = "https://staging.example.com"
+date_format = "YYYY-MM-DD"
+bulk_max_request_bytes = 50000
+watch_rate = 2.0
+"""
+
+
+async def test_saving_keeps_the_settings_the_editor_does_not_show(notes: list[str]) -> None:
+    """Seen: changing staging's timeout dropped today, dialect, watch_days... everywhere, and
+    said the active environment was reconnecting."""
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text(HAND_WRITTEN, encoding="utf-8")
+    expected = tomllib.loads(HAND_WRITTEN)
+    expected["environments"]["staging"]["timeout"] = 45.0
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("down")
+        await pilot.pause()
+        screen.query_one("#set-timeout", Input).focus()
+        await clear_input(pilot)
+        await type_text(pilot, "45")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert on_disk() == expected
+        assert "Settings saved." in notes
+        assert not any("reconnecting" in n for n in notes)
+        await app.workers.wait_for_complete()
+
+
+def another_instance_saves(**env_update) -> None:
+    """What a second producer-tui (or a hand edit) does to the file meanwhile: adds the
+    environment fromA, and changes staging as ``env_update`` says."""
+    config = load_config()
+    staging = config.environments["staging"].model_copy(update=env_update)
+    environments = {**config.environments, "staging": staging, "fromA": Environment(embedded=True)}
+    save_config(config.model_copy(update={"environments": environments}))
+
+
+async def test_a_mask_toggle_keeps_what_another_instance_saved() -> None:
+    """Seen: m wrote back the config this instance read at start: fromA was gone."""
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        await open_settings(pilot)
+        another_instance_saves()
+        await pilot.press("m")
+        await pilot.pause()
+        assert set(on_disk()["environments"]) == {"sandbox", "staging", "fromA"}
+        assert on_disk()["mask_pii"] is False
+        await app.workers.wait_for_complete()
+
+
+async def test_environments_saved_over_another_instances_change(notes: list[str]) -> None:
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        another_instance_saves()
+        await pilot.press("down")
+        await pilot.pause()
+        screen.query_one("#set-timeout", Input).focus()
+        await clear_input(pilot)
+        await type_text(pilot, "45")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert list(on_disk()["environments"]) == ["sandbox", "staging", "fromA"]
+        assert on_disk()["environments"]["staging"]["timeout"] == 45.0
+        assert [d.name for d in screen.drafts] == ["sandbox", "staging", "fromA"]
+        assert screen.current.name == "staging"
+        assert str(screen.query_one("#save-state", Static).render()) == "all saved"
+        assert "Settings saved." in notes
+        await app.workers.wait_for_complete()
+
+
+async def test_an_environment_changed_here_and_elsewhere_is_asked_about() -> None:
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        another_instance_saves(timeout=10.0)
+        await pilot.press("down")
+        await pilot.pause()
+        screen.query_one("#set-timeout", Input).focus()
+        await clear_input(pilot)
+        await type_text(pilot, "45")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "in environments.staging too" in app.screen.question
+        await pilot.press("n")  # keep the file's; the edit stays on screen
+        await pilot.pause()
+        assert on_disk()["environments"]["staging"]["timeout"] == 10.0
+        assert screen.query_one("#set-timeout", Input).value == "45"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert on_disk()["environments"]["staging"]["timeout"] == 45.0
+        assert "fromA" in on_disk()["environments"]  # the rest of their change is kept
+        await app.workers.wait_for_complete()

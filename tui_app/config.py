@@ -90,11 +90,24 @@ def user_themes_dir() -> Path:
 # --- value checks -------------------------------------------------------------------------
 
 
+_URL_RE = re.compile(r"((?:[A-Za-z][A-Za-z0-9+.-]*:)?(?://)?)([^?#]*@)?([^?#]*)([?#]?)")
+
+
+def redact_url(url: str) -> str:
+    """``url`` fit to show in a message: any credentials (up to the last ``@`` before the
+    query, however malformed the URL) become ``***`` and a query or fragment ``…``."""
+    match = _URL_RE.match(url)
+    assert match is not None  # every part is optional
+    start, userinfo, rest, query = match.groups()
+    return f"{start}{'***@' if userinfo else ''}{rest}{query and query + '…'}"
+
+
 def _check_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(
-            f"{url!r} must be an http(s) URL with a host, e.g. https://registry.example.com"
+            f"{redact_url(url)!r} must be an http(s) URL with a host, e.g. "
+            "https://registry.example.com"
         )
     if "@" in parts.netloc:
         raise ValueError(
@@ -106,7 +119,7 @@ def _check_url(url: str) -> str:
     try:
         parts.port  # noqa: B018 - accessing it is what validates the port
     except ValueError:
-        raise ValueError(f"{url!r} has an invalid port") from None
+        raise ValueError(f"{redact_url(url)!r} has an invalid port") from None
     for prefix in GROUP_PREFIXES.values():
         if parts.path.rstrip("/").endswith(prefix):
             raise ValueError(f"leave out {prefix}: the group's path is appended automatically")
@@ -157,6 +170,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         strict=True,
+        allow_inf_nan=False,  # TOML has inf and nan: a timeout of inf waits forever
         validate_assignment=True,
         validate_by_name=True,
         validate_by_alias=True,
@@ -356,6 +370,10 @@ class Environment(_Model):
         return base.rstrip("/") + GROUP_PREFIXES[group]
 
 
+EMBEDDED_ONLY = ("seed", "bulk_fail_rate", "dialect", "today")
+"""The settings of the embedded sandbox alone (a server environment has no use for them)."""
+
+
 class Config(_Model):
     """The whole config file."""
 
@@ -394,15 +412,26 @@ def default_config() -> Config:
 # --- reading and writing ------------------------------------------------------------------
 
 
+class ConfigConflict(ConfigError):
+    """The file was changed elsewhere since it was read, and where this change is too."""
+
+
 def load_config(path: Path | None = None) -> Config:
     """Read the config file, creating the default one on first run."""
     path = path or config_path()
+    config = _read_config(path)
+    if config is None:
+        config = default_config()
+        save_config(config, path)
+    return config
+
+
+def _read_config(path: Path) -> Config | None:
+    """The config in the file; ``None`` if there is no file."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        config = default_config()
-        save_config(config, path)
-        return config
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the config file: {exc}") from None
     try:
@@ -420,12 +449,65 @@ def save_config(config: Config, path: Path | None = None) -> None:
     import tomli_w  # only needed when writing, which is rare
 
     path = path or config_path()
-    data = config.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+    # Python mode, so a date stays a TOML date rather than becoming a string.
+    data = config.model_dump(by_alias=True, exclude_none=True, exclude_unset=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _replace_file(path, tomli_w.dumps(data))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write the config file: {exc}") from None
+
+
+def save_change(
+    base: Config, mine: Config, path: Path | None = None, *, overwrite: bool = False
+) -> Config:
+    """Write ``mine``, this instance's change of ``base`` (the config as it read it), and
+    return what was written. The file is read again first: whatever another instance or a
+    hand edit changed there since is kept. A setting both changed, differently, is a
+    :class:`ConfigConflict` (nothing written) unless ``overwrite`` says ``mine`` wins it."""
+    path = path or config_path()
+    try:
+        disk = _read_config(path)
+    except ConfigError as exc:
+        raise ConfigError(f"the config file was changed and has problems now: {exc}") from None
+    if disk is not None and disk != base:
+        mine = _merge(base, mine, disk, path, overwrite)
+    save_config(mine, path)
+    return mine
+
+
+def _merge(base: Config, mine: Config, disk: Config, path: Path, overwrite: bool) -> Config:
+    """Three-way merge, setting by setting (each environment a whole): a setting this
+    instance left as it read it takes the file's value, one it changed takes its own."""
+    conflicts: list[str] = []
+
+    def mine_wins(key: str, b: object, m: object, d: object) -> bool:
+        if m == b:
+            return False
+        if d not in (b, m):
+            conflicts.append(key)
+        return True
+
+    data: dict[str, object] = {}
+    for name in Config.model_fields.keys() - {"environments"}:
+        values = (getattr(base, name), getattr(mine, name), getattr(disk, name))
+        chosen = mine if mine_wins(name, *values) else disk
+        if name in chosen.model_fields_set:
+            data[name] = getattr(chosen, name)
+    envs = {}
+    for name in dict.fromkeys([*mine.environments, *disk.environments]):
+        b, m, d = (c.environments.get(name) for c in (base, mine, disk))
+        if (env := m if mine_wins(f"environments.{name}", b, m, d) else d) is not None:
+            envs[name] = env
+    data["environments"] = envs
+    changed = f"{path} was changed elsewhere (another producer-tui, or an edit) since it was read"
+    if conflicts and not overwrite:
+        raise ConfigConflict(f"{changed}, in {', '.join(conflicts)} too")
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {_message(e)}" for e in exc.errors())
+        raise ConfigConflict(f"{changed}, and the two do not fit together: {problems}") from None
 
 
 def _replace_file(path: Path, text: str) -> None:

@@ -15,7 +15,14 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from tui_app.config import AUTH_OPTIONAL, AUTH_REQUIRED, GROUPS, Auth, Environment
+from tui_app.config import (
+    AUTH_OPTIONAL,
+    AUTH_REQUIRED,
+    EMBEDDED_ONLY,
+    GROUPS,
+    Auth,
+    Environment,
+)
 from tui_app.contract.errors import field_errors
 
 AUTH_TYPES: tuple[str, ...] = get_args(Auth.model_fields["type"].annotation)
@@ -30,6 +37,8 @@ TEXT_KEYS: tuple[str, ...] = (
 )
 """The editor's text fields, by key (``auth.token_env``); the others are ``name``,
 ``embedded`` (a switch), ``format`` and ``auth.type`` (choices)."""
+SHOWN = frozenset({"embedded", "seed", "base_url", "base_urls", "format", "timeout", "auth"})
+"""The ``Environment`` settings the editor shows; the others are kept as the file has them."""
 
 
 def _default(name: str) -> Any:
@@ -72,15 +81,21 @@ def _as_number(text: str, kind: type) -> Any:
 
 def data_of(values: dict[str, Any], original: Environment | None) -> dict[str, Any]:
     """The input for ``Environment``: only what applies, and defaults only where the saved
-    environment set them, so the file keeps saying no more than the user said."""
+    environment set them, so the file keeps saying no more than the user said. Settings
+    the editor does not show (``watch_days``, ``today``…) are kept as saved, except the
+    sandbox's own when the user turns a sandbox into a server: they no longer apply, and
+    the model refuses some of them there."""
     was_set = original.model_fields_set if original is not None else set()
-    data: dict[str, Any] = {}
+    embedded = bool(values["embedded"])
+    dropped = EMBEDDED_ONLY if original is not None and original.embedded and not embedded else ()
+    data: dict[str, Any] = {
+        name: getattr(original, name) for name in was_set - SHOWN if name not in dropped
+    }
 
     def put(name: str, value: Any) -> None:
         if value != _default(name) or name in was_set:
             data[name] = value
 
-    embedded = bool(values["embedded"])
     put("embedded", embedded)
     if embedded:
         put("seed", _as_number(values["seed"].strip(), int))

@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from tui_app.client.errors import ClientError
-from tui_app.config import Config, ConfigError, Environment, save_config
+from tui_app.config import Config, ConfigError, Environment, save_change
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.themes import load_themes
 from tui_app.ui.typed_app import screen_as
@@ -344,17 +344,25 @@ class ProducerApp(App[None]):
 
     def _theme_changed(self, theme) -> None:
         if self.config.theme != theme.name:
-            self.config = self.config.model_copy(update={"theme": theme.name})
-            self.save_settings()
+            self.save_settings(self.config.model_copy(update={"theme": theme.name}))
 
-    def save_settings(self, config: Config | None = None) -> bool:
+    def write_config(
+        self, config: Config, base: Config | None = None, *, overwrite: bool = False
+    ) -> Config:
+        """Write ``config``, a change of ``base`` (by default the app's config), keeping
+        what was changed in the file since (:func:`save_change`); what was written becomes
+        the app's config. Raises ConfigError."""
+        self.config = save_change(base or self.config, config, overwrite=overwrite)
+        return self.config
+
+    def save_settings(self, config: Config) -> bool:
+        """Save a preference the user just chose (theme, masking): it wins over the same
+        setting changed in the file since, as the latest choice; nothing else is touched."""
         try:
-            save_config(config or self.config)
+            self.write_config(config, overwrite=True)
         except ConfigError as exc:
             self.notify(str(exc), title="Settings not saved", severity="error")
             return False
-        if config is not None:
-            self.config = config
         return True
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

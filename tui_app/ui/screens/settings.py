@@ -23,7 +23,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from tui_app.config import Config, Environment
+from tui_app.config import Config, ConfigConflict, ConfigError, Environment
 from tui_app.contract.errors import field_errors
 from tui_app.environment_form import Draft, values_of
 from tui_app.ui.screens.base import BACK_KEY, AreaScreen
@@ -51,10 +51,7 @@ class SettingsScreen(AreaScreen):
     def __init__(self) -> None:
         super().__init__()
         config: Config = self.app.config
-        self.drafts: list[Draft] = [
-            Draft(name, env, values_of(env)) for name, env in config.environments.items()
-        ]
-        self.active: Draft = next(d for d in self.drafts if d.name == config.active)
+        self._take(config)
         self.current: Draft = self.active
         self.mask_pii = config.mask_pii
         self._check()
@@ -92,6 +89,14 @@ class SettingsScreen(AreaScreen):
         self.env_list.focus()
 
     # --- the drafts, shown ---
+
+    def _take(self, config: Config) -> None:
+        """Edit ``config``'s environments; it is the base the next save changes."""
+        self.base = config
+        self.drafts: list[Draft] = [
+            Draft(name, env, values_of(env)) for name, env in config.environments.items()
+        ]
+        self.active: Draft = next(d for d in self.drafts if d.name == config.active)
 
     def _check(self) -> None:
         for draft in self.drafts:
@@ -208,26 +213,53 @@ class SettingsScreen(AreaScreen):
             if draft.errors:
                 self._show_problem(draft)
                 return
-        old: Config = self.app.config
-        data = {name: getattr(old, name) for name in old.model_fields_set}
+        base = self.base
+        data = {name: getattr(base, name) for name in base.model_fields_set}
         data["environments"] = {d.name.strip(): d.env for d in self.drafts}
         data["active"] = self.active.name.strip()
-        data["mask_pii"] = self.mask_pii
+        if self.mask_pii != base.mask_pii:  # its own save failed
+            data["mask_pii"] = self.mask_pii
         try:
             config = Config.model_validate(data)
         except ValidationError as exc:
             problems = "; ".join(map(str, field_errors(exc)))
             self.notify(problems, title="Settings not saved", severity="error", timeout=10)
             return
-        if not self.app.save_settings(config):
-            return  # the app has said why
-        for draft in self.drafts:
-            draft.name = draft.name.strip()
-            draft.original = config.environments[draft.name]
+        self._write(config)
+
+    def _write(self, config: Config, overwrite: bool = False) -> None:
+        """Save ``config`` over what the file holds now (another instance's save, an
+        edit): kept, unless it changed what this one did, which the user settles."""
+        base = self.base
+        try:
+            saved = self.app.write_config(config, base, overwrite=overwrite)
+        except ConfigConflict as exc:
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._write(config, overwrite=True)
+
+            question = f"{escape(str(exc))}.\nSave your version of them over the file's?"
+            self.app.push_screen(ConfirmScreen(question, yes="Overwrite"), answered)
+            return
+        except ConfigError as exc:
+            self.notify(str(exc), title="Settings not saved", severity="error", timeout=10)
+            return
+        if (saved.environments, saved.active) == (config.environments, config.active):
+            self.base = saved
+            for draft in self.drafts:
+                draft.name = draft.name.strip()
+                draft.original = saved.environments[draft.name]
+        else:  # the file brought environments of its own: show them
+            current = self.current.name.strip()
+            self._take(saved)
+            shown = next((d for d in self.drafts if d.name == current), self.active)
+            self._load(shown)
+            self.env_list.highlight(shown)
         self._saved = self._snapshot()
         self._refresh()
-        name, env = config.active_env()
-        if (name, env) != old.active_env():
+        name, env = saved.active_env()
+        if (name, env) != base.active_env():
             self.notify(f"Active environment is now {name}: reconnecting…", title="Saved")
             self.reconnect(name, env)
         else:
