@@ -239,7 +239,7 @@ class SettingsScreen(AreaScreen):
                 if yes:
                     self._write(config, overwrite=True)
 
-            question = f"{escape(str(exc))}.\nSave your version of them over the file's?"
+            question = f"{exc}.\nSave your version of them over the file's?"
             self.app.push_screen(ConfirmScreen(question, yes="Overwrite"), answered)
             return
         except ConfigError as exc:
