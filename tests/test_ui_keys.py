@@ -357,3 +357,30 @@ async def test_tab_and_esc_typed_with_other_keys_at_once_move_the_focus_first(ui
         assert select.expanded
         await pilot.press("escape")
         assert not select.expanded and app.focused is select
+
+
+FIELDS = [("1", "#npn"), ("2", "#lookup"), ("4", "#bulk-path"), ("5", "#export-key"),
+          ("6", "#set-timeout"), ("7", "#watch-add")]  # fmt: skip
+
+
+async def test_a_field_given_the_focus_keeps_its_text_and_the_cursor_goes_to_its_end(ui_app):
+    """Seen in Settings: Tab into the timeout (30) and type 5 made it 5, not 305; the
+    README promises it for every field."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for area_key, field in FIELDS:
+            app.screen.set_focus(None)
+            await area(app, pilot, area_key)
+            if area_key == "6":
+                await pilot.press("e")  # the editor of the environment listed first
+                await pilot.pause()
+            box = app.screen.query_one(field, Input)
+            if area_key == "2":
+                app.screen.query_one(TabbedContent).active = "tracking"
+                await pilot.pause()
+            box.value = "12"
+            box.focus()
+            await pilot.pause()
+            await pilot.press("3")
+            assert box.value == "123", field

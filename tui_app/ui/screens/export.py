@@ -32,6 +32,7 @@ from tui_app.ui.widgets.export_tree import (
     RecordEntry,
     SetEntry,
 )
+from tui_app.ui.widgets.text_input import TextInput
 from tui_app.words import counted
 
 KINDS = [("Agent", "agent"), ("Agency", "agency")]
@@ -67,7 +68,7 @@ class ExportScreen(AreaScreen):
                 yield Select(KINDS, value="agent", allow_blank=False, id="export-kind")
             with Vertical(id="export-key-box"):
                 yield Label("ProfileKey")
-                yield Input(placeholder="the profile's key ⏎", id="export-key")
+                yield TextInput(placeholder="the profile's key ⏎", id="export-key")
             yield Button("Fetch  F5", id="export-fetch", variant="primary")
             yield Button("Save  F6", id="export-save")
             yield Button("Edit profile  F7", id="export-edit")
@@ -75,7 +76,7 @@ class ExportScreen(AreaScreen):
             with Vertical(id="export-sets-box"):
                 yield Label("Data sets  (F2 all, F3 none)")
                 yield SelectionList[str](id="export-sets")
-                yield Input(placeholder="other data sets, comma-separated", id="export-other")
+                yield TextInput(placeholder="other data sets, comma-separated", id="export-other")
             with Vertical(id="export-browse"):
                 yield ExportTree("No export yet", id="export-tree")
                 yield Static(HINT, id="export-info", markup=False)

@@ -32,6 +32,7 @@ from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import ModelForm
+from tui_app.ui.widgets.text_input import TextInput
 from tui_app.words import utc_time
 
 PRODUCER_TYPES = [("Individual", "I"), ("Agency", "A")]
@@ -147,7 +148,7 @@ class OrdersScreen(AreaScreen):
                     with VerticalScroll(id="order-result-box"):
                         yield Static(RESULT_HINT, id="order-result", markup=False)
             with TabPane("Tracking", id="tracking"):
-                yield Input(
+                yield TextInput(
                     placeholder="look up any order by its client order number ⏎", id="lookup"
                 )
                 yield DataTable(id="tracked", cursor_type="row", zebra_stripes=True)

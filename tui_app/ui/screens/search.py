@@ -28,6 +28,7 @@ from tui_app.pii import format_fein, format_ssn
 from tui_app.ui.fields import check
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.widgets.model_form import ModelForm
+from tui_app.ui.widgets.text_input import TextInput
 
 SEARCHES = {"agent": AgentSearch, "agency": AgencySearch}
 
@@ -70,7 +71,7 @@ class SearchScreen(AreaScreen):
             with Vertical(id="npn-box"):
                 yield Label("Open by NPN")
                 with Horizontal():
-                    yield Input(placeholder="NPN", id="npn", type="integer")
+                    yield TextInput(placeholder="NPN", id="npn", type="integer")
                     # Enter in the NPN field opens: the button is for the mouse, so Tab
                     # goes from the NPN straight on to the search form.
                     open_npn = Button("Open", id="open-npn")
@@ -81,7 +82,7 @@ class SearchScreen(AreaScreen):
                 yield Container(self._form(SearchKind.NAME), id="form-box")
                 yield Button("Search  ⏎", id="run-search", variant="primary")
             with Vertical(id="results-column"):
-                yield Input(placeholder="filter the rows in view (Esc clears)", id="filter")
+                yield TextInput(placeholder="filter the rows in view (Esc clears)", id="filter")
                 yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
                 yield Static(
                     "Fill the fields and press Enter to search.", id="result-info", markup=False

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Input, ProgressBar, Static, TabbedContent
 from tui_app.client.errors import ClientError
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
+from tui_app.ui.widgets.text_input import TextInput
 from tui_app.ui.widgets.watch_history import WatchHistory
 from tui_app.watch.check import CheckSettings, Progress, run_check, shortfall
 from tui_app.watch.findings import KINDS, SEVERITIES
@@ -95,7 +96,7 @@ class WatchScreen(AreaScreen):
         with Horizontal(id="watch-head"):
             with Vertical(id="watch-left"):
                 yield Static("", id="watch-roster", markup=False)
-                yield Input(
+                yield TextInput(
                     placeholder="NPNs, or a CSV/NDJSON file or exports' folder; Enter",
                     id="watch-add",
                 )

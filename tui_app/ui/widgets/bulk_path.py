@@ -8,7 +8,8 @@ import os
 from collections.abc import Iterable
 
 from textual.suggester import Suggester
-from textual.widgets import Input
+
+from tui_app.ui.widgets.text_input import TextInput
 
 PREFERRED = (".ndjson", ".jsonl", ".json")
 """File endings offered before others: the ones a bulk import reads."""
@@ -53,7 +54,7 @@ class PathSuggester(Suggester):
         return value + completion[len(prefix) :]
 
 
-class PathInput(Input):
+class PathInput(TextInput):
     """An :class:`Input` with path completion; Tab takes the completion when one shows,
     and moves on to the next field otherwise."""
 

@@ -29,6 +29,7 @@ from tui_app.environment_form import (
     is_required,
 )
 from tui_app.field_docs import field_doc
+from tui_app.ui.widgets.text_input import TextInput
 
 SECRET_HINT = (
     "Secrets live in environment variables: give the variable's NAME here, never "
@@ -73,7 +74,7 @@ class EnvironmentEditor(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-title", classes="settings-title", markup=False)
-        yield from self._row("name", Input(id=_wid("name"), placeholder="e.g. staging"))
+        yield from self._row("name", TextInput(id=_wid("name"), placeholder="e.g. staging"))
         with self._row_box("embedded"):
             yield Label("embedded", classes="set-label", id=_wid("embedded") + "-label")
             with Vertical(classes="set-control"):
@@ -81,9 +82,10 @@ class EnvironmentEditor(VerticalScroll):
                     yield Switch(id=_wid("embedded"))
                     yield Static("", classes="set-switch-hint", id="embedded-state")
                 yield Static("", classes="set-error", id=_wid("embedded") + "-error", markup=False)
-        yield from self._row("seed", Input(id=_wid("seed"), type="integer"))
+        yield from self._row("seed", TextInput(id=_wid("seed"), type="integer"))
         yield from self._row(
-            "base_url", Input(id=_wid("base_url"), placeholder="e.g. https://registry.example.com")
+            "base_url",
+            TextInput(id=_wid("base_url"), placeholder="e.g. https://registry.example.com"),
         )
         with Collapsible(
             title="per-group URLs (optional, override base_url)", id="group-urls", collapsed=True
@@ -91,14 +93,14 @@ class EnvironmentEditor(VerticalScroll):
             for group in GROUPS:
                 yield from self._row(
                     f"base_urls.{group}",
-                    Input(id=_wid(f"base_urls.{group}"), placeholder="(uses base_url)"),
+                    TextInput(id=_wid(f"base_urls.{group}"), placeholder="(uses base_url)"),
                     label=group,
                 )
         yield from self._row(
             "format", Select([(f, f) for f in FORMATS], id=_wid("format"), allow_blank=False)
         )
         yield from self._row(
-            "timeout", Input(id=_wid("timeout"), type="number"), label="timeout (s)"
+            "timeout", TextInput(id=_wid("timeout"), type="number"), label="timeout (s)"
         )
         yield Static(SECRET_HINT, classes="set-hint", id="secret-hint")
         yield from self._row(
@@ -108,7 +110,7 @@ class EnvironmentEditor(VerticalScroll):
         )
         for name in AUTH_FIELDS:
             yield from self._row(
-                f"auth.{name}", Input(id=_wid(f"auth.{name}")), status=name.endswith("_env")
+                f"auth.{name}", TextInput(id=_wid(f"auth.{name}")), status=name.endswith("_env")
             )
 
     def _row_box(self, key: str) -> Horizontal:

@@ -40,6 +40,7 @@ from tui_app.ui.fields import (
     set_path,
     to_text,
 )
+from tui_app.ui.widgets.text_input import TextInput
 from tui_app.words import counted
 
 
@@ -195,7 +196,7 @@ class ModelForm(VerticalScroll, can_focus=False):
             )
         else:
             pii = pii_kind(spec.name) is not None
-            control = Input(
+            control = TextInput(
                 text,
                 id=wid,
                 compact=True,
@@ -204,9 +205,6 @@ class ModelForm(VerticalScroll, can_focus=False):
                 password=pii and not getattr(self.app, "reveal_pii", False),
                 classes="pii" if pii else None,
                 tooltip=spec.hint or None,
-                # Tab into a field puts the cursor at its end: selecting it all
-                # made the first key typed erase what was there.
-                select_on_focus=False,
             )
         mark = " *" if spec.required else ""
         error = Static("", classes="field-error", id=wid + "-error", markup=False)
