@@ -148,8 +148,9 @@ class RecordScreen(ProducerScreen):
 
     def on_unmount(self) -> None:
         # What was revealed was this producer's: the next record (and the results behind
-        # this one) open masked, not the personal data of everyone looked at after.
-        self.app.reveal_pii = False
+        # this one) open as the config says (masked by default), not revealed for everyone
+        # looked at after.
+        self.app.reveal_pii = not self.app.config.mask_pii
 
     def _env_changed(self, name: str) -> None:
         """The record is the old environment's: it closes when the user comes back."""

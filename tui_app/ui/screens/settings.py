@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static
 
 from tui_app.config import Config, ConfigConflict, ConfigError, Environment
 from tui_app.contract.errors import field_errors
@@ -149,6 +149,8 @@ class SettingsScreen(AreaScreen):
         self._load(draft)
         self.env_list.highlight(draft)
         self.editor.focus_field("name")
+        # The suggested name is selected: the first key typed replaces it.
+        self.editor.query_one("#set-name", Input).select_all()
 
     def action_edit(self) -> None:
         self.editor.focus_field("name")
