@@ -611,3 +611,19 @@ async def test_a_loaded_profile_shows_its_errors_and_what_it_left_out(ui_app, tm
         # Correcting the field clears the section's mark.
         await fill(pilot, form, {"Demographic.EmpStatus": "7040"})
         assert str(group.title) == "Demographic"
+
+
+async def test_quitting_with_a_profile_neither_imported_nor_saved_asks_first(ui_app):
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {"Demographic.FirstName": "Kim"})
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "profile has changes neither imported nor saved" in str(
+            app.screen.query_one(".dialog-text", Static).render()
+        )
+        await pilot.press("y")
+        await pilot.pause()
+        assert not app.is_running

@@ -483,3 +483,33 @@ async def test_an_environment_changed_here_and_elsewhere_is_asked_about() -> Non
         assert on_disk()["environments"]["staging"]["timeout"] == 45.0
         assert "fromA" in on_disk()["environments"]  # the rest of their change is kept
         await app.workers.wait_for_complete()
+
+
+async def test_quitting_with_unsaved_settings_asks_first() -> None:
+    """Seen: Ctrl+Q with "unsaved changes" on screen quit at once and lost them."""
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("ctrl+q")  # nothing changed yet: no question
+        await pilot.pause()
+        assert not app.is_running
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        screen.query_one("#set-timeout", Input).value = "45"
+        await pilot.pause()
+        assert "unsaved changes" in str(screen.query_one("#save-state", Static).render())
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "settings have changes not saved" in str(
+            app.screen.query_one(".dialog-text", Static).render()
+        )
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.is_running and app.screen is screen
+        await pilot.press("ctrl+q", "y")
+        await pilot.pause()
+        assert not app.is_running

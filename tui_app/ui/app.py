@@ -25,6 +25,7 @@ from textual.widgets import Footer
 
 from tui_app.client.errors import ClientError
 from tui_app.config import Config, ConfigError, Environment, save_change
+from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.themes import load_themes
 from tui_app.ui.typed_app import screen_as
@@ -153,6 +154,8 @@ class ProducerApp(App[None]):
         self._connected = asyncio.Event()
         self._connect_error: Exception | None = None
         self.reveal_pii = not config.mask_pii
+        self.areas: list[AreaScreen] = []
+        """The areas opened so far (each registers as it is made)."""
         # Themes are in place before the first frame, so it is styled once.
         self._theme_problems: list[str] = []
         for theme in load_themes(self._theme_problems.append):
@@ -303,6 +306,22 @@ class ProducerApp(App[None]):
 
     def action_area(self, mode: str) -> None:
         self.switch_mode(mode)
+
+    async def action_quit(self) -> None:
+        """Quit, asking first if an area holds changes that quitting would lose."""
+        unsaved = [note for area in self.areas if (note := area.unsaved())]
+        if not unsaved:
+            self.exit()
+            return
+        from tui_app.ui.screens.dialogs import ConfirmScreen
+
+        question = "; ".join(unsaved).capitalize() + ". Quit anyway, losing them?"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmScreen(question, yes="Quit"), answered)
 
     def action_next_field(self) -> None:
         """Tab: the focused widget's if it takes it (a path field completes the name shown),

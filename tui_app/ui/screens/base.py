@@ -93,6 +93,7 @@ class AreaScreen(ProducerScreen):
         width = self.app.size.width
         breakpoints = sorted(self.app.HORIZONTAL_BREAKPOINTS or (), reverse=True)
         super().__init__(classes=next((name for at, name in breakpoints if width >= at), None))
+        self.app.areas.append(self)
 
     def compose(self) -> ComposeResult:
         yield StatusBar(self.AREA)
@@ -126,6 +127,10 @@ class AreaScreen(ProducerScreen):
             found = self.query(self.AUTO_FOCUS)
             if found:
                 return found.first()
+        return None
+
+    def unsaved(self) -> str | None:
+        """What quitting now would lose, in words (``None``: nothing)."""
         return None
 
     def back_out(self) -> None:

@@ -130,6 +130,9 @@ class ProfilesScreen(AreaScreen):
 
         return rest(self.editor.data()) != rest(self.baseline)
 
+    def unsaved(self) -> str | None:
+        return "the profile has changes neither imported nor saved" if self._dirty() else None
+
     async def _may_replace(self) -> bool:
         if not self._dirty():
             return True

@@ -202,6 +202,9 @@ class SettingsScreen(AreaScreen):
     def action_mask(self) -> None:
         self.query_one(Preferences).toggle_mask()
 
+    def unsaved(self) -> str | None:
+        return "the settings have changes not saved" if self._snapshot() != self._saved else None
+
     def field_home(self, field: Widget) -> Widget | None:
         return self.env_list
 
