@@ -444,6 +444,15 @@ def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path, monkey
     written = [Path(line) for line in out.splitlines()]
     assert code == 0 and written == [tmp_path / "csv" / "SHELL-2-Demographic.csv"]
     assert "Ada" in written[0].read_text()
+    # Seen: a second export silently replaced the first; it takes --force now.
+    for file, where in ((target, ["--out", str(target)]),
+                        (written[0], ["--data-sets", "Demographic", "--csv", "~/csv"])):  # fmt: skip
+        file.write_text("kept")
+        code, _, err = run(capsys, "export", "agent", "SHELL-2", *where)
+        assert code == 2 and f"{file} exists: add --force to replace it" in err
+        assert file.read_text() == "kept"
+        code, _, _ = run(capsys, "export", "agent", "SHELL-2", *where, "--force")
+        assert code == 0 and file.read_text() != "kept"
 
 
 def test_profile_import_refused_exits_1(capsys, served, tmp_path):

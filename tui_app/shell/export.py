@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     _, env = environment(args)
     answer = asyncio.run(_export(env, args.kind, query))
     if args.out is not None or args.csv is not None:
-        from tui_app.export_files import save_export
+        from tui_app.export_files import export_paths, save_export
 
         if args.out is not None:
             path = args.out
@@ -44,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
             folder = args.csv
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             path = folder / (re.sub(r"[^A-Za-z0-9._-]", "_", args.profile_key) + ".csv")
+        there = [p for p in export_paths(answer, path) if p.exists()]
+        if there and not args.force:  # an earlier export, perhaps of other data
+            raise Usage(f"{there[0]} exists: add --force to replace it")
         for written in save_export(answer, path):
             out(str(written))
         return OK

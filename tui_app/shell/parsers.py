@@ -258,3 +258,6 @@ def _export(sub) -> None:
     where.add_argument(
         "--csv", type=user_path, metavar="DIR", help="write one CSV file per data set in DIR"
     )
+    export.add_argument(
+        "--force", action="store_true", help="replace the files of --out or --csv if they exist"
+    )
