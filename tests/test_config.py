@@ -23,6 +23,7 @@ from tui_app.config import (
     data_dir,
     load_config,
     looks_like_secret,
+    name_problem,
     save_change,
     save_config,
     user_themes_dir,
@@ -66,6 +67,14 @@ def load_error(config_file: Path, text: str) -> str:
         load_config()
     assert caught.value.exit_code == 2
     return str(caught.value)
+
+
+def test_an_environment_name_with_control_characters_is_refused(config_file: Path) -> None:
+    """Seen: `config check` printed such a name raw, escape sequences and all."""
+    text = 'active = "sandbox"\n[environments.sandbox]\nembedded = true\n'
+    text += '[environments."ab\\u001b[31mred"]\nembedded = true\n'
+    message = load_error(config_file, text)
+    assert "'ab\\x1b[31mred' must be printable text" in message and "\x1b" not in message
 
 
 # --- paths --------------------------------------------------------------------------------
@@ -129,7 +138,7 @@ def test_save_creates_parent_folders(config_file: Path) -> None:
 
 @settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    name=st.text(min_size=1, max_size=12).filter(lambda s: "\x00" not in s),
+    name=st.text(min_size=1, max_size=12).filter(lambda s: name_problem(s) is None),
     seed=st.integers(min_value=-(2**63), max_value=2**63 - 1),
     timeout=st.floats(min_value=0.001, max_value=1e6),
     mask=st.booleans(),

@@ -82,6 +82,9 @@ def test_a_draft_needs_a_name_no_other_draft_has():
     second.name = "  "
     second.revalidate(drafts)
     assert second.errors["name"] == ["is required"]
+    second.name = "ab\x1b[31mred"  # pasted: control characters would steer the terminal
+    second.revalidate(drafts)
+    assert second.errors["name"] == ["must be printable text (no control characters)"]
     second.name = "prod"
     second.revalidate(drafts)
     assert "name" not in second.errors

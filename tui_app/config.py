@@ -374,6 +374,16 @@ EMBEDDED_ONLY = ("seed", "bulk_fail_rate", "dialect", "today")
 """The settings of the embedded sandbox alone (a server environment has no use for them)."""
 
 
+def name_problem(name: str) -> str | None:
+    """What is wrong with an environment's name, if anything: it is shown on screen and
+    printed by the CLI, where control characters (ESC, BEL) would steer the terminal."""
+    if not name.strip():
+        return "is required"
+    if not name.isprintable():
+        return "must be printable text (no control characters)"
+    return None
+
+
 class Config(_Model):
     """The whole config file."""
 
@@ -389,6 +399,14 @@ class Config(_Model):
     keys: dict[str, str] = {}
     """Key remapping: binding id -> key, or several keys separated by commas (Textual's
     notation), e.g. search = "1"."""
+
+    @field_validator("environments")
+    @classmethod
+    def _printable_names(cls, environments: dict[str, Environment]) -> dict[str, Environment]:
+        for name in environments:
+            if problem := name_problem(name):
+                raise ValueError(f"the environment name {name!r} {problem}")
+        return environments
 
     @field_validator("active")
     @classmethod

@@ -22,6 +22,7 @@ from tui_app.config import (
     GROUPS,
     Auth,
     Environment,
+    name_problem,
 )
 from tui_app.contract.errors import field_errors
 
@@ -165,8 +166,8 @@ class Draft:
         """Check the values, and the name against the other ``drafts``."""
         self.env, self.errors = check_environment(self.values, self.original)
         name = self.name.strip()
-        if not name:
-            self.errors.setdefault("name", []).append("is required")
+        if problem := name_problem(name):
+            self.errors.setdefault("name", []).append(problem)
         elif any(d is not self and d.name.strip() == name for d in drafts):
             self.errors.setdefault("name", []).append(
                 f"another environment is already named {name}"
