@@ -185,6 +185,12 @@ def _config(args: argparse.Namespace) -> int:
         print(config_path())
         return 0
     config = load_config()
+    from tui_app.ui.config_problems import config_problems
+
+    if problems := config_problems(config):
+        for problem in problems:
+            print(f"producer-tui: {config_path()}: {problem}", file=sys.stderr)
+        return 2
     name, env = config.active_env()
     where = "embedded sandbox" if env.embedded else env.group_url("search")
     print(f"{config_path()}: OK; active environment {name} ({where})")

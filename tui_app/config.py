@@ -374,6 +374,11 @@ EMBEDDED_ONLY = ("seed", "bulk_fail_rate", "dialect", "today")
 """The settings of the embedded sandbox alone (a server environment has no use for them)."""
 
 
+KEY_NAME = re.compile(r"((ctrl|shift|alt|meta|super|hyper)\+)*([a-z0-9_]+|[^\s,+])")
+"""A key in Textual's notation: modifiers, then a name (``f5``, ``question_mark``) or one
+printable character."""
+
+
 def name_problem(name: str) -> str | None:
     """What is wrong with an environment's name, if anything: it is shown on screen and
     printed by the CLI, where control characters (ESC, BEL) would steer the terminal."""
@@ -399,6 +404,18 @@ class Config(_Model):
     keys: dict[str, str] = {}
     """Key remapping: binding id -> key, or several keys separated by commas (Textual's
     notation), e.g. search = "1"."""
+
+    @field_validator("keys")
+    @classmethod
+    def _key_names(cls, keys: dict[str, str]) -> dict[str, str]:
+        for binding_id, spec in keys.items():
+            bad = [key for key in spec.split(",") if not KEY_NAME.fullmatch(key.strip())]
+            if bad:
+                raise ValueError(
+                    f"{binding_id}: {bad[0].strip()!r} is no key name (Textual's notation: "
+                    '"f5", "ctrl+s", "question_mark", or one character; commas between keys)'
+                )
+        return keys
 
     @field_validator("environments")
     @classmethod

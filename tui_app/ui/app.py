@@ -223,6 +223,11 @@ class ProducerApp(App[None]):
             gc.enable()
             gc.freeze()
         self.open_connection()
+        if self.config.keys or self.config.theme:  # else nothing to look up
+            from tui_app.ui.config_problems import config_problems
+
+            for problem in config_problems(self.config):
+                self.notify_problem(problem)
 
     def _apply_keymap(self) -> None:
         if self.config.keys:

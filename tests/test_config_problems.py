@@ -1,0 +1,56 @@
+"""A config naming what the UI does not have (a binding id, a theme) passed `config check`
+and was ignored without a word (seen: "nonexistent.binding" = "x", theme =
+"no-such-theme"); a key no terminal sends ("not a key!!") took Settings' key away."""
+
+from __future__ import annotations
+
+import pytest
+from ui_support import SIZE, settle, shown
+
+from tui_app.cli import main
+from tui_app.config import Config, ConfigError, Environment, load_config, save_config
+from tui_app.ui.config_problems import binding_ids, config_problems
+
+
+def config(**changes) -> Config:
+    return Config(environments={"sandbox": Environment(embedded=True)}, active="sandbox", **changes)
+
+
+def test_every_binding_of_every_area_is_known_by_its_id() -> None:
+    ids = binding_ids()
+    assert {"area.settings", "quit", "focus.next", "bulk.submit", "settings.back"} <= ids
+    assert {"path.cancel", "record.reveal", "help.close"} <= ids  # dialogs, pushed screens
+
+
+def test_an_unknown_binding_id_or_theme_is_a_problem_and_known_ones_are_not() -> None:
+    assert config_problems(config(keys={"area.settings": "f12"}, theme="nord")) == []
+    problems = config_problems(config(keys={"nonexistent.binding": "x"}, theme="no-such-theme"))
+    assert problems[0].startswith("keys: no binding has the id 'nonexistent.binding'")
+    assert problems[1].startswith("theme: no theme named 'no-such-theme' (known: ")
+    assert "producer-dark" in problems[1]
+
+
+def test_a_key_no_terminal_sends_is_refused_naming_its_binding() -> None:
+    with pytest.raises(ValueError, match="area.settings: 'not a key!!' is no key name"):
+        config(keys={"area.settings": "not a key!!"})
+    assert config(keys={"help": "question_mark,f1", "quit": "ctrl+q", "x": "?"}).keys
+
+
+def test_config_check_names_them_and_fails(config_file, capsys) -> None:
+    save_config(config(keys={"nonexistent.binding": "x"}))
+    assert main(["config", "check"]) == 2
+    err = capsys.readouterr().err
+    assert f"producer-tui: {config_file}: keys: no binding has the id 'nonexistent.binding'" in err
+    config_file.write_text(config_file.read_text().replace('"x"', '"not a key!!"'))
+    with pytest.raises(ConfigError, match="is no key name"):
+        load_config()
+
+
+async def test_the_app_starts_and_says_so(ui_app) -> None:
+    save_config(config(keys={"nonexistent.binding": "x"}, theme="no-such-theme"))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        notes = [n.message for n in shown(app)]
+        assert any(n.startswith("keys: no binding has the id 'nonexistent.binding'") for n in notes)
+        assert any(n.startswith("theme: no theme named 'no-such-theme'") for n in notes)
