@@ -11,7 +11,7 @@ import threading
 import httpx
 import pytest
 from textual.widgets import Collapsible, Input, Select, Static
-from ui_support import SIZE, settle, shown
+from ui_support import SIZE, quit_asks, settle, shown
 
 from tui_app.client.registry import RegistryClient, RetryPolicy
 from tui_app.config import GROUPS
@@ -618,12 +618,7 @@ async def test_quitting_with_a_profile_neither_imported_nor_saved_asks_first(ui_
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_profiles(app, pilot)
         await fill(pilot, screen.editor.form, {"Demographic.FirstName": "Kim"})
-        await pilot.press("ctrl+q")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
-        assert "profile has changes neither imported nor saved" in str(
-            app.screen.query_one(".dialog-text", Static).render()
-        )
+        await quit_asks(app, pilot, "profile has changes neither imported nor saved")
         await pilot.press("y")
         await pilot.pause()
         assert not app.is_running

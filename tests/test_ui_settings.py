@@ -10,7 +10,7 @@ from datetime import date
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
-from ui_support import SIZE
+from ui_support import SIZE, quit_asks
 
 from tui_app.config import Auth, Environment, config_path, default_config, load_config, save_config
 from tui_app.ui.app import ProducerApp
@@ -399,17 +399,22 @@ async def test_saving_keeps_the_settings_the_editor_does_not_show(notes: list[st
     app = ProducerApp(load_config())
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_settings(pilot)
-        await pilot.press("down")
-        await pilot.pause()
-        screen.query_one("#set-timeout", Input).focus()
-        await clear_input(pilot)
-        await type_text(pilot, "45")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await save_staging_timeout(pilot, screen, "45")
         assert on_disk() == expected
         assert "Settings saved." in notes
         assert not any("reconnecting" in n for n in notes)
         await app.workers.wait_for_complete()
+
+
+async def save_staging_timeout(pilot: Pilot, screen: SettingsScreen, timeout: str) -> None:
+    """Pick staging (listed second), type its timeout and press Ctrl+S."""
+    await pilot.press("down")
+    await pilot.pause()
+    screen.query_one("#set-timeout", Input).focus()
+    await clear_input(pilot)
+    await type_text(pilot, timeout)
+    await pilot.press("ctrl+s")
+    await pilot.pause()
 
 
 def another_instance_saves(**env_update) -> None:
@@ -441,13 +446,7 @@ async def test_environments_saved_over_another_instances_change(notes: list[str]
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_settings(pilot)
         another_instance_saves()
-        await pilot.press("down")
-        await pilot.pause()
-        screen.query_one("#set-timeout", Input).focus()
-        await clear_input(pilot)
-        await type_text(pilot, "45")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await save_staging_timeout(pilot, screen, "45")
         assert list(on_disk()["environments"]) == ["sandbox", "staging", "fromA"]
         assert on_disk()["environments"]["staging"]["timeout"] == 45.0
         assert [d.name for d in screen.drafts] == ["sandbox", "staging", "fromA"]
@@ -463,13 +462,7 @@ async def test_an_environment_changed_here_and_elsewhere_is_asked_about() -> Non
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_settings(pilot)
         another_instance_saves(timeout=10.0)
-        await pilot.press("down")
-        await pilot.pause()
-        screen.query_one("#set-timeout", Input).focus()
-        await clear_input(pilot)
-        await type_text(pilot, "45")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await save_staging_timeout(pilot, screen, "45")
         assert isinstance(app.screen, ConfirmScreen)
         assert "in environments.staging too" in app.screen.question
         await pilot.press("n")  # keep the file's; the edit stays on screen
@@ -501,12 +494,7 @@ async def test_quitting_with_unsaved_settings_asks_first() -> None:
         screen.query_one("#set-timeout", Input).value = "45"
         await pilot.pause()
         assert "unsaved changes" in str(screen.query_one("#save-state", Static).render())
-        await pilot.press("ctrl+q")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
-        assert "settings have changes not saved" in str(
-            app.screen.query_one(".dialog-text", Static).render()
-        )
+        await quit_asks(app, pilot, "settings have changes not saved")
         await pilot.press("n")
         await pilot.pause()
         assert app.is_running and app.screen is screen

@@ -51,3 +51,15 @@ def record_notifications(app: App) -> None:
 def shown(app: App) -> list[Note]:
     """The notifications ``app`` has shown, in order (apps made by ``ui_app`` record them)."""
     return _SHOWN[app]
+
+
+async def quit_asks(app: App, pilot, words: str) -> None:
+    """Press Ctrl+Q and check that the app asks first, saying ``words``."""
+    from textual.widgets import Static
+
+    from tui_app.ui.screens.dialogs import ConfirmScreen
+
+    await pilot.press("ctrl+q")
+    await pilot.pause()
+    assert isinstance(app.screen, ConfirmScreen)
+    assert words in str(app.screen.query_one(".dialog-text", Static).render())
