@@ -648,3 +648,28 @@ def test_table_is_the_default_on_a_terminal_and_env_goes_either_side(capsys, ser
         capsys, "--env", "served", "search", "agents", "--npn", DEMO_AGENT, "--env", "nowhere"
     )
     assert code == 2 and "no environment named nowhere" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("watch", "check", "--rate", "inf"),
+        ("order", "status", "A1", "--watch", "--interval", "nan"),
+        ("sandbox", "serve", "--step-seconds", "1e309"),
+        ("order", "status", "A1", "--watch", "--interval", "-1"),
+    ],
+)
+def test_a_rate_or_seconds_that_is_no_finite_number_is_refused(capsys, args):
+    """Seen: --rate inf was taken (a check paced for ever), as timeout = inf was."""
+    with pytest.raises(SystemExit) as exited:
+        main(list(args))
+    assert exited.value.code == 2
+    assert "must be a finite number, 0 or more" in capsys.readouterr().err
+
+
+def test_each_command_offers_only_its_own_formats_in_its_help(capsys):
+    """Seen: `order list --help` offered xml, which its --format refuses."""
+    with pytest.raises(SystemExit):
+        main(["order", "list", "--help"])
+    out = capsys.readouterr().out
+    assert "{table,json,csv}" in out and "xml" not in out

@@ -14,7 +14,7 @@ from datetime import date
 
 from tui_app.bulk.commands import add_bulk_parser
 from tui_app.shell.parsers import COMMANDS as SHELL_COMMANDS
-from tui_app.shell.parsers import add_parsers, user_path
+from tui_app.shell.parsers import add_parsers, finite_number, user_path
 from tui_app.watch.commands import add_watch_parser
 from tui_app.words import counted
 
@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--step-seconds",
-        type=float,
+        type=finite_number,
         default=3.0,
         help="time an order spends in each stage of its lifecycle",
     )

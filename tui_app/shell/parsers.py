@@ -7,6 +7,7 @@ TUI's start-up do not pay for pydantic or httpx; the commands run in
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 COMMANDS = ("search", "record", "order", "profile", "export")
@@ -23,7 +24,7 @@ exit status:
 OUTPUT = """\
 output: --format table (the default on a terminal: aligned, SSN, FEIN and birth dates
 masked unless --reveal), json (the default when stdout is not a terminal: the service's
-answer with every member it carried, personal data as received), xml{extra}.
+answer with every member it carried, personal data as received){extra}.
 Errors go to stderr, one line per problem, naming the field.
 """
 
@@ -34,8 +35,17 @@ def user_path(text: str) -> Path:
     return Path(text).expanduser()
 
 
+def finite_number(text: str) -> float:
+    """The argparse type of seconds or a rate: finite and not negative (``inf`` would wait,
+    or pace, for ever)."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more, not {text}")
+    return value
+
+
 def _command(sub, name: str, help: str, examples: str, formats: tuple[str, ...]):
-    extra = ", csv" if "csv" in formats else ""
+    extra = "".join(f", {name}" for name in formats if name not in ("table", "json"))
     parser = sub.add_parser(
         name,
         help=help,
@@ -189,7 +199,7 @@ def _order(sub) -> None:
     )
     status.add_argument(
         "--interval",
-        type=float,
+        type=finite_number,
         default=2.0,
         metavar="SECONDS",
         help="seconds between queries with --watch (default 2)",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from datetime import date
 
-from tui_app.shell.parsers import user_path
+from tui_app.shell.parsers import finite_number, user_path
 
 EXAMPLES = """\
 examples:
@@ -53,7 +53,7 @@ def add_watch_parser(sub: argparse._SubParsersAction, positive) -> None:
     check = actions.add_parser("check", help="read every record on the roster; report findings")
     check.add_argument("--days", type=int, help="report licenses expiring within N days "
                        "(default: the environment's watch_days, 60)")  # fmt: skip
-    check.add_argument("--rate", type=float, help="requests per second at most (default: "
+    check.add_argument("--rate", type=finite_number, help="requests per second at most (default: "
                        "the environment's watch_rate, 10; 0: no pacing)")  # fmt: skip
     check.add_argument(
         "--concurrency", type=positive, default=4, help="requests in flight at once (default 4)"
