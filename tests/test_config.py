@@ -21,6 +21,7 @@ from tui_app.config import (
     Environment,
     config_path,
     data_dir,
+    default_config,
     load_config,
     looks_like_secret,
     name_problem,
@@ -552,3 +553,15 @@ def test_a_number_that_is_not_finite_is_refused(
     )
     message = load_error(config_file, text)
     assert message.endswith(f": environments.{table}.{key}: must be a finite number")
+
+
+def test_a_config_file_that_is_a_link_stays_one(config_file: Path, tmp_path: Path) -> None:
+    """Seen: a save replaced a link into a dotfiles folder by a file of its own, so the
+    kept copy stopped receiving changes."""
+    target = tmp_path / "dotfiles" / "producer-tui.toml"
+    target.parent.mkdir()
+    save_config(default_config(), target)
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.symlink_to(target)
+    save_config(default_config().model_copy(update={"theme": "nord"}))
+    assert config_file.is_symlink() and load_config(target).theme == "nord"

@@ -547,7 +547,9 @@ def _merge(base: Config, mine: Config, disk: Config, path: Path, overwrite: bool
 
 def _replace_file(path: Path, text: str) -> None:
     # Write a sibling temp file and rename it over the old one, so a crash mid-write never
-    # leaves a truncated config behind.
+    # leaves a truncated config behind. A link (dotfiles kept in a repository) stays a
+    # link: its target is the file replaced.
+    path = path.resolve() if path.is_symlink() else path
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
