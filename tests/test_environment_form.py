@@ -93,6 +93,8 @@ def test_a_draft_needs_a_name_no_other_draft_has():
 def test_a_draft_says_where_it_points():
     draft = Draft("staging", STAGING, values_of(STAGING))
     assert draft.where() == "https://staging.example.com"
+    draft.values["base_url"] = "https://bob:hunter2@registry.example.com/?api_key=k"
+    assert draft.where() == "https://***@registry.example.com/?…"  # seen while typing
     draft.values |= {"base_url": "", "base_urls.bulk": "https://b.example.com"}
     assert draft.where() == "per-group URLs"
     draft.values["base_urls.bulk"] = ""

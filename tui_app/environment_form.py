@@ -23,6 +23,7 @@ from tui_app.config import (
     Auth,
     Environment,
     name_problem,
+    redact_url,
 )
 from tui_app.contract.errors import field_errors
 
@@ -178,7 +179,7 @@ class Draft:
         if self.values["embedded"]:
             return "embedded sandbox"
         if base := self.values["base_url"].strip():
-            return base
+            return redact_url(base)  # a password typed into it is not shown on the list
         return (
             "per-group URLs" if any(self.values[f"base_urls.{g}"] for g in GROUPS) else "no URL yet"
         )
