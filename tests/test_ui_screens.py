@@ -193,3 +193,17 @@ async def test_every_area_survives_a_terminal_shrunk_to_almost_nothing(ui_app):
                 await pilot.resize_terminal(*size)
                 await pilot.pause()
             assert app.current_mode == mode and app.is_running
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_a_long_offline_reason_leaves_the_environment_name_whole(ui_app, size):
+    """Seen: "env: stag ○ offline: cannot reach registry.example.test:443 …"."""
+    app = ui_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        app.env_name = "staging"
+        app.service_state = "○ offline: cannot reach registry.example.test:443 " + "x" * 80
+        await pilot.pause()
+        bar = app.screen.query_one(StatusBar)
+        name, state = bar.query_one("#env-name").region, bar.query_one("#service-state").region
+        assert name.right <= state.x and state.right <= size[0]
