@@ -501,3 +501,33 @@ async def test_quitting_with_unsaved_settings_asks_first() -> None:
         await pilot.press("ctrl+q", "y")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_a_secret_typed_at_the_prompt_shows_as_set_in_the_editor(monkeypatch) -> None:
+    """Seen: after the secret was typed at the connect prompt, the editor still said
+    "REGISTRY_TOKEN is not set in this terminal"."""
+    monkeypatch.setenv("REGISTRY_TOKEN", "restored-after-the-test")
+    monkeypatch.delenv("REGISTRY_TOKEN")
+    closed = Environment(
+        base_url="http://127.0.0.1:9", auth=Auth(type="bearer", token_env="REGISTRY_TOKEN")
+    )
+    save_config(
+        default_config().model_copy(
+            update={"environments": {"sandbox": Environment(embedded=True), "closed": closed}}
+        )
+    )
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("down", "a", "ctrl+s")  # make "closed" the active one: it connects
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, SecretScreen) and app.screen.query("#secret-input"):
+                break
+        assert isinstance(app.screen, SecretScreen)
+        await pilot.press(*"tok-123", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is screen and screen.current.name == "closed"
+        status = str(screen.query_one("#set-auth-token_env-status", Static).render())
+        assert status == "REGISTRY_TOKEN is set"

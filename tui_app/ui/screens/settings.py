@@ -87,6 +87,9 @@ class SettingsScreen(AreaScreen):
         self.env_list.highlight(self.current)
         self._load(self.current)
         self.env_list.focus()
+        # A connection's secret prompt may set a variable: the editor says so once it has
+        # (only the editor: the list keeps its place while the health check ticks).
+        self.watch(self.app, "service_state", self._show_editor, init=False)
 
     # --- the drafts, shown ---
 
@@ -110,7 +113,7 @@ class SettingsScreen(AreaScreen):
     def _refresh(self) -> None:
         """Check every draft (each name against the others) and show the outcome."""
         self._check()
-        self.editor.show(active=self.current is self.active)
+        self._show_editor()
         self.env_list.show(self.drafts, self.active)
         dirty = self._snapshot() != self._saved
         if dirty != self._dirty_shown:
@@ -118,6 +121,9 @@ class SettingsScreen(AreaScreen):
             state = self.query_one("#save-state", Static)
             state.update("unsaved changes" if dirty else "all saved")
             state.set_class(dirty, "-dirty")
+
+    def _show_editor(self, _state: str = "") -> None:
+        self.editor.show(active=self.current is self.active)
 
     def _snapshot(self) -> tuple:
         envs = tuple(
