@@ -528,3 +528,15 @@ def test_status_times_are_shown_readably():
     text = render_order(response, reveal=False).plain
     assert "since 2026-11-23 17:29:15 UTC" in text
     assert "  2026-11-23 17:29:15 UTC intake       ok" in text
+
+
+def test_a_fee_s_amount_is_one_word_next_to_its_dollar_sign():
+    """Seen: the fee wrapped "$" apart from "30.00" in a narrow panel ("$   30.00")."""
+    response = OrderResponse.model_validate(
+        {"order": {"orderDetails": {"clientOrderNum": "APP1", "status": "RECEIVED",
+                                    "fees": [{"state": "TX", "description": "Appointment",
+                                              "amount": 30}]}}}
+    )  # fmt: skip
+    lines = render_order(response, reveal=False).plain.splitlines()
+    [fee] = [line for line in lines if "Appointment" in line]
+    assert fee.endswith("   $30.00") and "$ " not in fee

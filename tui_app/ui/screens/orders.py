@@ -94,7 +94,8 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
     if d.fees:
         text.append("\n\nFees\n", style="bold")
         for fee in d.fees:
-            text.append(f"  {fee.state or '':3} {fee.description or '':40} ${fee.amount:8.2f}\n")
+            amount = f"${fee.amount:.2f}"  # one word: a narrow panel wraps before it, not in it
+            text.append(f"  {fee.state or '':3} {fee.description or '':40} {amount:>9}\n")
         text.append(f"  {'total':44} ${d.totalFee:8.2f}\n")
     if d.notes:
         text.append("\nProcessing notes\n", style="bold")
