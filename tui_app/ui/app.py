@@ -226,7 +226,7 @@ class ProducerApp(App[None]):
         if self.config.keys or self.config.theme:  # else nothing to look up
             from tui_app.ui.config_problems import config_problems
 
-            for problem in config_problems(self.config):
+            for problem in config_problems(self.config, self.available_themes):
                 self.notify_problem(problem)
 
     def _apply_keymap(self) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from textual.binding import BindingsMap
 from textual.dom import DOMNode
@@ -39,7 +39,9 @@ def binding_ids() -> set[str]:
     }
 
 
-def config_problems(config: Config) -> list[str]:
+def config_problems(config: Config, themes: Collection[str] | None = None) -> list[str]:
+    """Each as a line naming its key. ``themes``: those known, if the caller has them
+    (the app registered them as it started), else Textual's and the theme files'."""
     problems = []
     if config.keys:
         known = binding_ids()
@@ -48,7 +50,8 @@ def config_problems(config: Config) -> list[str]:
             for binding_id in config.keys
             if binding_id not in known
         ]
-    themes = {*BUILTIN_THEMES, *(theme.name for theme in load_themes(lambda _: None))}
+    if themes is None:
+        themes = {*BUILTIN_THEMES, *(theme.name for theme in load_themes(lambda _: None))}
     if config.theme is not None and config.theme not in themes:
         problems.append(
             f"theme: no theme named {config.theme!r} (known: {', '.join(sorted(themes))})"

@@ -115,12 +115,17 @@ class SettingsScreen(AreaScreen):
         self._check()
         self._show_editor()
         self.env_list.show(self.drafts, self.active)
-        dirty = self._snapshot() != self._saved
+        dirty = self._dirty
         if dirty != self._dirty_shown:
             self._dirty_shown = dirty
             state = self.query_one("#save-state", Static)
             state.update("unsaved changes" if dirty else "all saved")
             state.set_class(dirty, "-dirty")
+
+    @property
+    def _dirty(self) -> bool:
+        """Changed since loaded or last saved."""
+        return self._snapshot() != self._saved
 
     def _show_editor(self, _state: str = "") -> None:
         self.editor.show(active=self.current is self.active)
@@ -209,7 +214,7 @@ class SettingsScreen(AreaScreen):
         self.query_one(Preferences).toggle_mask()
 
     def unsaved(self) -> str | None:
-        return "the settings have changes not saved" if self._snapshot() != self._saved else None
+        return "the settings have changes not saved" if self._dirty else None
 
     def field_home(self, field: Widget) -> Widget | None:
         return self.env_list

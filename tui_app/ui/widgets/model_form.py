@@ -54,9 +54,9 @@ def title_group(
     """Title ``group`` with its ``name``, how many fields inside it to correct and what
     else is wrong with it, so a collapsed group still says it holds an error."""
     count = [f"✗ {counted(to_correct, 'field')} to correct"] if to_correct else []
-    title = "  ".join([name, *count, *notes])
-    if group.title != escape(title):
-        group.title = escape(title)  # a service's message is shown as it is, not as markup
+    title = escape("  ".join([name, *count, *notes]))  # a service's words, not markup
+    if group.title != title:
+        group.title = title
         group.set_class(bool(to_correct or notes), "-invalid")
 
 
