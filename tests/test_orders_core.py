@@ -72,6 +72,25 @@ def test_the_book_is_private(tmp_path):
     assert stat.S_IMODE(data.stat().st_mode) == 0o700
 
 
+def test_an_older_versions_readable_files_are_narrowed(tmp_path):
+    """Seen: orders.db-wal and -shm left 0644 by an older version stayed 0644 (SQLite keeps
+    an existing file's mode), so applicants' names written to them were readable by all."""
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    book = OrderBook()
+    book.record("sandbox", response("A1", "RECEIVED"))
+    book.close()
+    for path in data.iterdir():
+        path.chmod(0o644)
+    (data / "orders.db-journal").write_bytes(b"")
+    (data / "orders.db-journal").chmod(0o644)
+    book = OrderBook()
+    book.record("sandbox", response("A2", "RECEIVED"))
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in data.iterdir()}
+    book.close()
+    assert set(modes.values()) == {0o600}, modes
+
+
 def full_info(entity: str, **bio) -> FullInfo:
     return FullInfo.model_validate(
         {

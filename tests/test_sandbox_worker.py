@@ -157,6 +157,22 @@ def test_database_is_created_private_in_private_folders(tmp_path):
         os.umask(old)
 
 
+def test_a_database_left_readable_by_an_older_version_is_narrowed(tmp_path):
+    path = tmp_path / "sb.db"
+    sandbox = Sandbox(SandboxSettings(db_path=path, size=50))
+    sandbox.bulk.accept(body(1))
+    sandbox.db.close()
+    (tmp_path / "sb.db-wal").touch()  # as a killed process leaves it
+    for name in ("sb.db", "sb.db-wal"):
+        (tmp_path / name).chmod(0o644)
+    sandbox = Sandbox(SandboxSettings(db_path=path, size=50))
+    modes = {
+        name: stat.S_IMODE((tmp_path / name).stat().st_mode) for name in ("sb.db", "sb.db-wal")
+    }
+    sandbox.db.close()
+    assert modes == {"sb.db": 0o600, "sb.db-wal": 0o600}
+
+
 def test_status_body_is_built_from_rows_and_reads_as_bulk_status(tmp_path):
     jobs = make_jobs(tmp_path / "status.db")
     lines = body(3).splitlines()

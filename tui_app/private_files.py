@@ -52,11 +52,20 @@ def write_private(path: Path, content: bytes) -> None:
         file.write(content)
 
 
+SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
+"""Files SQLite keeps beside a database, holding the same data."""
+
+
 def touch_private(path: Path) -> Path:
-    """Make sure ``path`` exists as a 0600 file (before SQLite opens it: its -wal and -shm
-    files take the database file's mode)."""
+    """Make sure ``path`` exists as a 0600 file (before SQLite opens it: it gives new -wal
+    and -shm files the database file's mode). Companions left 0644 by an older version are
+    narrowed too: SQLite keeps an existing file's mode."""
     private_folder(path.parent)
     os.close(_opener(str(path), os.O_RDWR | os.O_CREAT))
+    for suffix in SQLITE_COMPANIONS:
+        companion = path.with_name(path.name + suffix)
+        if companion.exists() and companion.stat().st_mode & 0o777 != FILE_MODE:
+            os.chmod(companion, FILE_MODE)
     return path
 
 

@@ -8,38 +8,23 @@ short, and WAL lets a second process (a CLI, a test) read alongside.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from tui_app.locked_sqlite import LockedConnection
+from tui_app.private_files import touch_private
 
 
 class Database(LockedConnection):
     def __init__(self, path: str | Path, schemas: tuple[str, ...] = ()) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            _create_private(Path(self.path))
+            touch_private(Path(self.path))  # it may hold SSNs and birth dates
         super().__init__(self.path, busy_timeout_ms=5000)
         with self.lock:
             self.conn.execute("PRAGMA foreign_keys=ON")
             for schema in schemas:
                 self.conn.executescript(schema)
-
-
-def _create_private(path: Path) -> None:
-    """Create the folders the database needs 0700 and the file itself 0600 (it may hold
-    SSNs and birth dates); SQLite gives its -wal and -shm files the database's mode.
-    Existing folders and files are left as they are."""
-    missing = []
-    folder = path.parent
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    for folder in reversed(missing):
-        folder.mkdir(mode=0o700, exist_ok=True)
-    if not path.exists():
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
 
 
 def to_json(value: Any) -> str:
