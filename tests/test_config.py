@@ -298,9 +298,21 @@ def test_missing_required_key_names_file_and_key(config_file: Path) -> None:
     assert message == f"{config_file}: active: is required"
 
 
-def test_syntax_error_in_broken_header(config_file: Path) -> None:
+def test_syntax_error_in_broken_header_names_the_header(config_file: Path) -> None:
+    """Seen: a broken header was said to be at "(top level)", not where the user looks."""
     message = load_error(config_file, 'active = "s"\n[environments.s\n')
-    assert message.startswith(f"{config_file}:2: (top level): invalid TOML: Expected ']'")
+    assert message.startswith(f"{config_file}:2: [environments.s: invalid TOML: Expected ']'")
+
+
+def test_a_file_that_is_not_utf8_is_named_by_its_line(config_file: Path) -> None:
+    """Seen: "can't decode byte 0xe9 in position 31", a position nobody can find."""
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_bytes(b'active = "sandbox"\ntheme = "caf\xe9"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config()
+    assert (
+        str(caught.value) == f"{config_file}:2: not UTF-8 text (byte 0xe9): save the file as UTF-8"
+    )
 
 
 def test_secret_keys_are_refused_when_built_in_code() -> None:

@@ -464,11 +464,18 @@ def load_config(path: Path | None = None) -> Config:
 def _read_config(path: Path) -> Config | None:
     """The config in the file; ``None`` if there is no file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file: {exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"{path}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x}): save the file as UTF-8"
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -656,4 +663,10 @@ def _syntax_problem(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
     here = [k.path for k in keys if k.line == line]
     before = [k.table for k in keys if k.line < line]
     key = here[0] if here else before[-1] if before else ()
-    return f"{path}:{line}: {'.'.join(key) or '(top level)'}: invalid TOML: {message}"
+    lines = text.splitlines()
+    written = lines[line - 1].strip() if line <= len(lines) else ""
+    if not here and written.startswith("["):  # a broken table header: name it as written
+        where = written if len(written) <= 60 else written[:59] + "…"
+    else:
+        where = ".".join(key) or "(top level)"
+    return f"{path}:{line}: {where}: invalid TOML: {message}"
