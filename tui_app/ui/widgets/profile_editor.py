@@ -29,6 +29,13 @@ from tui_app.ui.widgets.model_list import ModelList
 XML = {"format": "xml"}
 
 
+def contact_summary(contact: Mapping[str, Any]) -> str:
+    """Who a contact is, for its title: its type, name and email, as far as filled."""
+    name = " ".join(str(contact[k]) for k in ("FirstName", "LastName") if contact.get(k))
+    parts = (contact.get("ContactType"), name, contact.get("EmailAddress"))
+    return " · ".join(str(part) for part in parts if part)
+
+
 class ProfileEditor(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -62,7 +69,8 @@ class ProfileEditor(Vertical):
                 AgencyContact,
                 item_name="Contact",
                 id="contacts",
-                hint="F8 adds a contact; F9 removes the one you are in.",
+                hint="F8 adds a contact; F9 removes the one you are in (or on).",
+                summary=contact_summary,
             )
             # A group among the form's own, in the record's order, scrolling with them.
             await self.form.mount(
