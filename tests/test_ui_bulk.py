@@ -317,6 +317,40 @@ async def test_the_details_filter_and_save_the_report_and_the_lines_to_fix(ui_ap
         assert app.screen is screen
 
 
+async def test_markup_like_text_from_a_file_or_a_path_is_shown_as_it_is(ui_app, tmp_path):
+    """Seen: a ProfileKey ``QA-[/i]KEY`` in a submitted file, or a bad line's member
+    named ``[/x]``, ended the app as the job's lines were shown (every time: the job could
+    never be opened); a missing file or a report saved under a path holding ``[/x]``
+    ended it on the message saying so."""
+    line = json.loads(agent_line(1))
+    line["data"]["agent"]["profileKey"] = "QA-[/i]KEY"
+    bad = json.loads(agent_line(2))
+    bad["data"]["agent"]["demographic"]["[/x]"] = "y"
+    for folder in ("k[", "r["):
+        (tmp_path / folder).mkdir()
+    path = write_lines(tmp_path / "k[/x].ndjson", [json.dumps(line), json.dumps(bad)])
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(tmp_path / "nope[/x].ndjson")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert "nope[/x].ndjson: no such file" in messages(app)
+        await submit_and_wait(app, pilot, screen, path)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, BulkJobScreen)
+        table = detail.query_one("#bulk-lines", PagedTable).table
+        cells = [str(cell) for row in range(table.row_count) for cell in table.get_row_at(row)]
+        assert "QA-[/i]KEY" in cells
+        assert any("demographic.[/x]: is not a field" in cell for cell in cells)
+        await pilot.press("f6")
+        await answer_path(app, pilot, tmp_path / "r[/x].csv")
+        assert "Report saved" in [n.title for n in shown(app)]
+        assert app.is_running
+
+
 async def test_a_long_job_is_shown_a_page_at_a_time(ui_app, tmp_path):
     lines = [agent_line(1)] + [BAD_SSN] * 229 + [agent_line(231)]
     path = write_lines(tmp_path / "long.ndjson", lines)

@@ -8,6 +8,7 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
@@ -46,6 +47,19 @@ class ProducerScreen(OfProducerApp, Screen):
         # bumps the app's count, and Textual refreshes the screen on its next visit.
         self._css_update_count = self.app._css_update_count
         self._styles_current = True
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """As the app's: plain text unless asked. (Textual's own widget ``notify`` asks
+        for markup, so a path holding ``[/x]`` in a message ended the app.)"""
+        self.app.notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def _on_screen_suspend(self) -> None:
         self._styles_current = False

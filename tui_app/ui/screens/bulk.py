@@ -43,6 +43,7 @@ from tui_app.ui.bulk_words import (
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.widgets.bulk_path import PathInput
+from tui_app.ui.widgets.plain_table import PlainTable
 from tui_app.words import counted
 
 REFRESH_EVERY = 0.5
@@ -115,7 +116,7 @@ class BulkScreen(AreaScreen):
                 id="bulk-preflight",
                 markup=False,
             )
-        yield DataTable(id="bulk-jobs", cursor_type="row", zebra_stripes=True)
+        yield PlainTable(id="bulk-jobs", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="bulk-selected"):
             yield ProgressBar(total=100, show_eta=False, id="bulk-progress")
             yield Static("No bulk jobs yet.", id="bulk-selected-text", markup=False)

@@ -7,7 +7,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
+
+from tui_app.ui.widgets.plain_table import PlainTable
 
 
 def key_rows(bindings: dict) -> list[tuple[str, str, str]]:
@@ -41,9 +43,7 @@ class HelpScreen(ModalScreen[None]):
                 "[b]Keys[/b]  (remap any of them by its id under \\[keys] in the config)",
                 id="help-title",
             )
-            table: DataTable[Text] = DataTable(
-                cursor_type="row", zebra_stripes=True, id="help-table"
-            )
+            table = PlainTable(cursor_type="row", zebra_stripes=True, id="help-table")
             table.add_columns("Key", "Action", "Binding id")
             # Text, not markup: a key remapped in the config is shown as it is.
             table.add_rows([tuple(map(Text, row)) for row in self.rows])

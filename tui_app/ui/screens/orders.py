@@ -32,6 +32,7 @@ from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import ModelForm
+from tui_app.ui.widgets.plain_table import PlainTable
 from tui_app.ui.widgets.text_input import TextInput
 from tui_app.words import utc_time
 
@@ -152,7 +153,7 @@ class OrdersScreen(AreaScreen):
                 yield TextInput(
                     placeholder="look up any order by its client order number ⏎", id="lookup"
                 )
-                yield DataTable(id="tracked", cursor_type="row", zebra_stripes=True)
+                yield PlainTable(id="tracked", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="tracked-detail-box"):
                     yield Static(DETAIL_HINT, id="tracked-detail", markup=False)
 

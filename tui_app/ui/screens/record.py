@@ -26,6 +26,7 @@ from tui_app.standing import license_standing
 from tui_app.ui.record_members import unshown_members, us_date
 from tui_app.ui.screens.base import HELP_KEY, ProducerScreen
 from tui_app.ui.widgets.keys_footer import KeysFooter
+from tui_app.ui.widgets.plain_table import PlainTable
 from tui_app.ui.widgets.status_bar import StatusBar
 
 TABS = (
@@ -130,9 +131,7 @@ class RecordScreen(ProducerScreen):
                 ("organization", "Organization", ("NPN", "Name", "Type", "Role", "State", "Since")),
             ):
                 with TabPane(title, id=tab):
-                    table: DataTable[Text] = DataTable(
-                        id=f"{tab}-table", cursor_type="row", zebra_stripes=True
-                    )
+                    table = PlainTable(id=f"{tab}-table", cursor_type="row", zebra_stripes=True)
                     table.add_columns(*columns)
                     yield table
             with TabPane("More", id="more"):

@@ -28,6 +28,7 @@ from tui_app.pii import format_fein, format_ssn
 from tui_app.ui.fields import check
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.widgets.model_form import ModelForm
+from tui_app.ui.widgets.plain_table import PlainTable
 from tui_app.ui.widgets.text_input import TextInput
 
 SEARCHES = {"agent": AgentSearch, "agency": AgencySearch}
@@ -83,7 +84,7 @@ class SearchScreen(AreaScreen):
                 yield Button("Search  ⏎", id="run-search", variant="primary")
             with Vertical(id="results-column"):
                 yield TextInput(placeholder="filter the rows in view (Esc clears)", id="filter")
-                yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
+                yield PlainTable(id="results", cursor_type="row", zebra_stripes=True)
                 yield Static(
                     "Fill the fields and press Enter to search.", id="result-info", markup=False
                 )

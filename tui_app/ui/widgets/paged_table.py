@@ -24,6 +24,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from tui_app.ui.widgets.plain_table import PlainTable
+
 Row = tuple[int, Sequence[RenderableType]]
 """A row: its key (ascending through the source) and its cells."""
 Fetch = Callable[[int, int], list[Row]]
@@ -43,7 +45,7 @@ class Source:
     """What the rows are ("failed lines"), to begin the page line with."""
 
 
-class _PageTable(DataTable):
+class _PageTable(PlainTable):
     """The DataTable of one page; PageDown / PageUp at its ends turn the page."""
 
     def action_page_down(self) -> None:

@@ -1,0 +1,39 @@
+"""``PlainTable``: a ``DataTable`` that shows a string cell as it is.
+
+Textual reads a string cell as markup, so a cell holding ``[/x]`` (a ProfileKey from a
+file, a service's message quoting a member's name) ended the app as its row was drawn.
+Every table of the app is one of these; rich ``Text`` cells pass unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
+
+
+def _plain(cell: Any) -> Any:
+    return Text(cell) if isinstance(cell, str) else cell
+
+
+class PlainTable(DataTable[Any]):
+    def add_row(
+        self,
+        *cells: Any,
+        height: int | None = 1,
+        key: str | None = None,
+        label: Any = None,
+    ) -> RowKey:
+        return super().add_row(*map(_plain, cells), height=height, key=key, label=label)
+
+    def update_cell(
+        self,
+        row_key: RowKey | str,
+        column_key: ColumnKey | str,
+        value: Any,
+        *,
+        update_width: bool = False,
+    ) -> None:
+        super().update_cell(row_key, column_key, _plain(value), update_width=update_width)
