@@ -35,6 +35,7 @@ from tui_app.bulk.journal import (
     DONE,
     FAILED,
     INVALID,
+    PENDING,
     SENDING,
     STOPPED,
     VALIDATING,
@@ -175,6 +176,29 @@ async def test_mixed_lines_are_each_reported_and_only_valid_ones_sent(sandbox, j
     assert report.failed_path.read_bytes() == b"".join(original[n - 1] for n in (2, 4, 7))
 
 
+def unreachable_client() -> RegistryClient:
+    """A client of a port nobody listens on: every connection is refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    return fast_client({g: dead + p for g, p in GROUP_PREFIXES.items()})
+
+
+async def test_lines_the_service_never_received_are_not_reported_sent(journal, three):
+    """Seen: with the service down from the start, a stopped job said "sent 8/8" and "1
+    re-sent after an unknown outcome", and its report "SENT, attempts 0" with nothing to
+    fix: a connection refused was taken for a request that may have been received."""
+    job = await submit(journal, three, unreachable_client(), replace(FAST, request_attempts=2))
+    assert job.state == STOPPED and "cannot reach 127.0.0.1" in job.message
+    assert (job.counts.sent, job.counts.pending, job.counts.sent_so_far) == (0, 3, 0)
+    assert journal.batch_states(job.id) == {"RELEASED": 1, "uncertain": 0}
+    assert {line.state for line in journal.lines(job.id)} == {PENDING}
+    fake = FakeService()
+    async with fake.client() as client:
+        job = await run_job(journal, job.id, client, FAST)
+    assert job.state == DONE and job.counts.completed == 3 and set(fake.received.values()) == {1}
+
+
 async def test_bare_records_keep_the_ids_they_were_given_across_a_lost_connection(
     sandbox, journal, tmp_path
 ):
@@ -185,12 +209,7 @@ async def test_bare_records_keep_the_ids_they_were_given_across_a_lost_connectio
                                   "State": "TX", "Zip": "73301"}}  # fmt: skip
     lines = [agent(f"BARE-{n}", 55_000 + n) for n in range(4)] + [pascal, agency("BARE-F", 1)]
     path = write_ndjson(tmp_path / "bare.ndjson", lines)
-    with socket.socket() as probe:  # a port nobody listens on: connections are refused
-        probe.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    unreachable = fast_client({g: dead + p for g, p in GROUP_PREFIXES.items()})
-
-    job = await submit(journal, path, unreachable, replace(FAST, request_attempts=2))
+    job = await submit(journal, path, unreachable_client(), replace(FAST, request_attempts=2))
     assert job.state == STOPPED and "cannot reach 127.0.0.1" in job.message
     refs = journal_refs(journal, job.id)
     assert len(refs) == 6 and all(uuid.UUID(ref) for ref in refs.values())
@@ -377,7 +396,8 @@ async def test_server_errors_are_retried_and_flagged_when_they_may_have_been_pro
 async def test_refused_credentials_stop_the_run_and_a_resume_finishes_it(journal, three):
     job = await submit(journal, three, FakeService(posts=[401]).client())
     assert job.state == STOPPED and "credentials" in job.message
-    assert job.counts.sent == 3 and journal.batch_states(job.id) == {"OPEN": 1, "uncertain": 0}
+    # Refused, so not received: its lines are to be sent, not sent.
+    assert job.counts.sent == 0 and journal.batch_states(job.id) == {"RELEASED": 1, "uncertain": 0}
     fake = FakeService()
     async with fake.client() as client:
         job = await run_job(journal, job.id, client, FAST)

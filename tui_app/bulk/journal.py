@@ -86,6 +86,7 @@ POSTING = "POSTING"  # a POST may be in flight
 ACCEPTED = "ACCEPTED"  # the service answered with a bulkRequestId
 BATCH_DONE = "DONE"  # results recorded
 REJECTED = "REJECTED"  # the service refused the request as a whole
+RELEASED = "RELEASED"  # never reached the service; its lines went back to be sent
 
 
 def _in(states: Sequence[str]) -> str:
@@ -781,6 +782,26 @@ class Journal:
             return
         with self._db.transaction() as conn:
             self._mark_uncertain(conn, batch_id, OPEN)
+
+    def release_unsent(self, job_id: str) -> None:
+        """End of a stopped run: the lines of batches that never reached the service (not
+        posted yet, or every POST failed to connect) are not sent; they go back to be sent
+        in the next run. A batch the service may have received keeps its lines, to be
+        sent again as they were."""
+        with self._db.transaction() as conn:
+            unsent = conn.execute(
+                "SELECT id FROM batches WHERE job_id = ? AND state = ? AND uncertain = 0",
+                (job_id, OPEN),
+            ).fetchall()
+            for (batch_id,) in unsent:
+                conn.execute(
+                    "UPDATE lines SET state = ?, batch_id = NULL WHERE batch_id = ? AND state = ?",
+                    (PENDING, batch_id, SENT),
+                )
+                conn.execute(
+                    "UPDATE batches SET state = ?, updated_at = ? WHERE id = ?",
+                    (RELEASED, _now(), batch_id),
+                )
 
     @staticmethod
     def _mark_uncertain(conn: sqlite3.Connection, batch_id: int, state: str) -> None:

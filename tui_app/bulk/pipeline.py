@@ -84,6 +84,7 @@ from tui_app.client.errors import (
     Rejected,
     ServerError,
     Unavailable,
+    Unreachable,
 )
 from tui_app.client.registry import RegistryClient
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH, BulkItem, RequestItem
@@ -315,6 +316,7 @@ class _Run:
                 report.cancel()  # none may come after the run: the last report says all
         await asyncio.gather(*self._reports, return_exceptions=True)
         if self.stop.is_set():
+            await self._db(self.journal.release_unsent, self.job.id)
             await self._db(self.journal.set_state, self.job.id, STOPPED,
                            self.stop_reason or INTERRUPTED)  # fmt: skip
         else:
@@ -573,10 +575,10 @@ class _Run:
         except ServerError as exc:  # a 503 is refused before processing; others may not be
             await self._db(self.journal.reopen, batch.id, uncertain=exc.status != 503)
             return exc
-        except (Unavailable, BadResponse) as exc:
-            # Maybe received: Unavailable does not say whether the connection was refused
-            # before anything was sent (the client retried those itself), so err on the
-            # side of the flag.
+        except Unreachable as exc:  # no connection was made: the service has nothing
+            await self._db(self.journal.reopen, batch.id, uncertain=False)
+            return exc
+        except (Unavailable, BadResponse) as exc:  # maybe received: cut off, or answer lost
             await self._db(self.journal.reopen, batch.id, uncertain=True)
             return exc
         await self._db(self.journal.accepted, batch.id, accepted.bulkRequestId)

@@ -25,6 +25,10 @@ class Unavailable(ClientError):
     """The service could not be reached, or did not answer in time."""
 
 
+class Unreachable(Unavailable):
+    """No connection could be made: the request was never sent (nor any retry of it)."""
+
+
 class AuthError(ClientError):
     """The service refused our credentials (401) or the action (403)."""
 

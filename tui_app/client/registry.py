@@ -34,6 +34,7 @@ from tui_app.client.errors import (
     Rejected,
     ServerError,
     Unavailable,
+    Unreachable,
 )
 from tui_app.config import GROUPS
 from tui_app.contract.bulk import BulkAccepted, BulkItem, BulkStatus
@@ -376,7 +377,7 @@ class RegistryClient:
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             # The connection was never made, so nothing was received: any method may retry.
             self._log(method, url, None, start, attempt, "connection failed")
-            raise _Retryable(Unavailable(_unreachable(url, exc)), unsent=True) from None
+            raise _Retryable(Unreachable(_unreachable(url, exc)), unsent=True) from None
         except httpx.TimeoutException:
             self._log(method, url, None, start, attempt, "timed out")
             waited = time.monotonic() - begun  # the true time, every attempt included
