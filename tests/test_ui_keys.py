@@ -83,6 +83,35 @@ async def test_keys_typed_at_once_follow_the_focus_a_key_moves(ui_app):
             assert app.screen.query_one(field, Input).value == "12", field
 
 
+async def test_esc_out_of_a_record_opened_by_npn_makes_the_next_key_a_command(ui_app):
+    """Seen: F3, an NPN, Enter opened the record; Esc closed it and put the focus back in
+    the NPN field, so the next key, ``3``, made the NPN 190000013 instead of opening
+    Profiles (``?`` likewise: no help)."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f3", *"19000001", "enter")
+        await settle(app, pilot)
+        assert type(app.screen).__name__ == "RecordScreen"
+        keys_at_once(app, "escape", "3")
+        await settle(app, pilot)
+        assert app.current_mode == "profiles"
+        await area(app, pilot, "1")
+        assert app.screen.query_one("#npn", Input).value == "19000001"
+
+
+async def test_a_line_cleared_and_typed_at_once_after_a_key_that_moves_there_is_kept(ui_app):
+    """Seen: F2, Ctrl+U and a path typed at once (as over SSH) left the Bulk path empty."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await area(app, pilot, "4")
+        app.screen.query_one("#bulk-path", Input).value = "old.ndjson"
+        keys_at_once(app, "f2", "ctrl+u", "x", "y", "z")
+        await pilot.pause()
+        assert app.screen.query_one("#bulk-path", Input).value == "xyz"
+
+
 async def test_a_second_esc_backs_out_of_the_record_and_the_filter(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -24,7 +24,7 @@ from tui_app.contract.record import FullInfo
 from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree, mask_value
 from tui_app.standing import license_standing
 from tui_app.ui.record_members import unshown_members, us_date
-from tui_app.ui.screens.base import HELP_KEY, ProducerScreen
+from tui_app.ui.screens.base import HELP_KEY, AreaScreen, ProducerScreen
 from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.plain_table import PlainTable
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -49,7 +49,7 @@ def cell(value: object) -> Text:
 class RecordScreen(ProducerScreen):
     BINDINGS = [
         HELP_KEY,
-        Binding("escape", "app.pop_screen", "Back", id="record.back"),
+        Binding("escape", "back", "Back", id="record.back"),
         Binding("v", "app.toggle_reveal", "Reveal PII", id="record.reveal"),
         Binding("c", "copy_npn", "Copy NPN", id="record.copy"),
         Binding("a", "order('A')", "Appoint", id="record.appoint"),
@@ -154,6 +154,15 @@ class RecordScreen(ProducerScreen):
     def _env_changed(self, name: str) -> None:
         """The record is the old environment's: it closes when the user comes back."""
         self.env_left = name
+
+    def action_back(self) -> None:
+        """Close the record. The area it was opened from takes its keys as commands
+        again: the focus leaves the field the record was opened from (the NPN), or the
+        next key, an area's digit, was typed into it."""
+        below = self.app.screen_stack[-2]
+        if isinstance(below, AreaScreen):
+            below.leave_field()
+        self.app.pop_screen()
 
     def on_screen_resume(self) -> None:
         if self.env_left:

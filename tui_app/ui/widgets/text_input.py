@@ -4,14 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.widgets import Input
 
 
 class TextInput(Input):
     """An :class:`Input` that puts the cursor at the end of its text when Tab (or a key)
-    brings the focus, selecting nothing: Textual selects it all, so the first key typed
-    erased what was there."""
+    brings the focus, selecting nothing (Textual selects it all, so the first key typed
+    erased what was there), and whose editing keys act as they arrive."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("select_on_focus", False)
         super().__init__(*args, **kwargs)
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Textual runs a widget's key bindings only once the key has bubbled up to the
+        # app, after the characters queued behind it were typed: Ctrl+U then "xyz",
+        # arriving together (a paste, SSH), typed xyz and then erased everything.
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                event.stop()
+                event.prevent_default()  # handled: not Input's own key handling too
+                return
