@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from pathlib import Path
 
 import httpx
 import pytest
@@ -546,6 +547,26 @@ async def test_a_profile_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
         assert screen.editor.kind == "agency"
         assert app.screen.query_one("#profile-kind", Select).value == "agency"
         assert screen.editor.data() == before
+
+
+async def test_a_profile_is_saved_only_under_a_name_that_says_its_format(
+    ui_app, tmp_path, monkeypatch
+):
+    """Seen: F6 to ``a2.txt`` wrote a bulk NDJSON line and said "Saved to a2.txt"; and a
+    name without a folder said nothing of where the file went."""
+    monkeypatch.chdir(tmp_path)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {"ProfileKey": "K1", "Ssn": "000450001"})
+        await answer_path(app, pilot, "f6", tmp_path / "a2.txt")
+        assert not (tmp_path / "a2.txt").exists()
+        assert notes(app)[-1] == (
+            f"Cannot use {tmp_path / 'a2.txt'}: a profile is saved as an .xml document or an "
+            ".ndjson bulk import line"
+        )
+        await answer_path(app, pilot, "f6", Path("k1.xml"))
+        assert notes(app)[-1] == f"Saved to {tmp_path / 'k1.xml'}"
 
 
 async def test_saving_over_a_file_asks_first_and_keeps_it_private(ui_app, tmp_path):

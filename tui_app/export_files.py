@@ -139,6 +139,20 @@ def profile_xml(kind: str, data: Mapping[str, Any] | BaseModel) -> bytes:
     return dump_xml_dict(ROOTS[kind], data)
 
 
+PROFILE_FILES = {".xml": "xml", ".ndjson": "ndjson", ".jsonl": "ndjson"}
+
+
+def profile_file_format(path: Path) -> str:
+    """``xml`` or ``ndjson``, by ``path``'s suffix; ``ValueError`` for another (a
+    ``.txt`` holding a bulk line would not be the file its name says)."""
+    try:
+        return PROFILE_FILES[path.suffix.lower()]
+    except KeyError:
+        raise ValueError(
+            "a profile is saved as an .xml document or an .ndjson bulk import line"
+        ) from None
+
+
 def profile_line(record: Record) -> bytes:
     """One NDJSON line for bulk import: a new clientRefId, camelCase keys."""
     return dumps_line(BulkItem.wrap(record).to_line())

@@ -25,7 +25,13 @@ from tui_app.contract.profile_sets import (
     Record,
     record_from_data_sets,
 )
-from tui_app.export_files import profile_line, profile_xml, read_profile, without_unknown
+from tui_app.export_files import (
+    profile_file_format,
+    profile_line,
+    profile_xml,
+    read_profile,
+    without_unknown,
+)
 from tui_app.pii import mask_tree
 from tui_app.private_files import write_private
 from tui_app.ui.fields import check
@@ -306,11 +312,18 @@ class ProfilesScreen(AreaScreen):
                 self._default_path(),
             )
         )
-        if path is None or not await may_replace(self.app, [path]):
+        if path is None:
+            return
+        try:
+            xml = profile_file_format(path) == "xml"  # refused before asking to replace
+        except ValueError as exc:
+            self.notify(file_problem(path, exc), title="Not saved", severity="error")
+            return
+        if not await may_replace(self.app, [path]):
             return
         editor = self.editor
         data = editor.data()
-        if path.suffix.lower() == ".xml":
+        if xml:
             xml_data, dropped = editor.xml_parts()
             record, errors = check(editor.model, xml_data, XML)
             content = profile_xml(editor.kind, record or xml_data)
@@ -335,7 +348,7 @@ class ProfilesScreen(AreaScreen):
             self.notify(file_problem(path, exc), severity="error")
             return
         self.baseline = data
-        self.notify(f"Saved to {path}{note}")
+        self.notify(f"Saved to {path.absolute()}{note}")
 
     @on(Button.Pressed, "#profile-load")
     @work(exclusive=True, group="profile-file")
