@@ -420,6 +420,20 @@ def test_profile_check_sends_nothing_and_round_trips(capsys, unreachable, tmp_pa
     assert code == 0 and "a valid agent profile" in out
 
 
+def test_a_profile_files_problems_name_the_file(capsys, unreachable, tmp_path):
+    """Seen: "producer-tui: Demographic.Shoe: is not a field of this record", which file
+    unsaid; and a Latin-1 file only "not well-formed (invalid token)"."""
+    path = tmp_path / "shoe.xml"
+    path.write_text(agent_xml(tmp_path, "SHELL-9").read_text().replace(
+        "<Demographic>", "<Demographic><Shoe>9</Shoe>"))  # fmt: skip
+    code, _, err = run(capsys, "profile", "check", str(path))
+    assert code == 2 and f"{path}: Demographic.Shoe: is not a field of this record" in err
+    latin = tmp_path / "latin.xml"
+    latin.write_bytes(b"<Agent><ProfileKey>Mu\xf1oz</ProfileKey></Agent>")
+    code, _, err = run(capsys, "profile", "check", str(latin))
+    assert code == 2 and "(byte 0xf1 is not UTF-8: save the file as UTF-8)" in err
+
+
 def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path, monkeypatch):
     code, out, err = run(capsys, "profile", "import", str(agent_xml(tmp_path, "SHELL-2")))
     assert code == 0, err

@@ -323,7 +323,12 @@ def test_dtds_and_entities_are_refused(doc: bytes) -> None:
             "line 2, column 15: undefined entity",
         ),
         (b"", "line 1, column 1: no element found"),
-        (b"<Agent>\xff</Agent>", "line 1, column 8: not well-formed (invalid token)"),
+        (  # Latin-1 with no declaration: the message says the file is not UTF-8
+            b"<Agent>\xff</Agent>",
+            "line 1, column 8: not well-formed (invalid token)"
+            " (byte 0xff is not UTF-8: save the file as UTF-8)",
+        ),
+        (b"<Agent></A>\n\xff", "line 1, column 10: mismatched tag"),  # not UTF-8 elsewhere
     ],
 )
 def test_not_well_formed_xml_reports_line_and_column(doc: bytes, where: str) -> None:

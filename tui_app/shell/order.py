@@ -74,7 +74,7 @@ def _submit(args: argparse.Namespace) -> int:
     from tui_app.contract.order import Order
 
     fmt = output_format(args)
-    order = validated(Order, read_order(args.file))
+    order = validated(Order, read_order(args.file), source=args.file)
     env_name, env = environment(args)
     answer = asyncio.run(_file(env_name, env, order, args.update))
     if answer is None:

@@ -10,6 +10,7 @@ import json
 import sys
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -89,9 +90,12 @@ async def client_of(env) -> AsyncIterator[Any]:
         await connection.aclose()
 
 
-def validated(model: type[BaseModel], data: Any, context: dict | None = None) -> Any:
-    """``data`` as ``model``, or :class:`Usage` naming every failing field (nothing is
-    sent); the contract's habits become warnings on stderr."""
+def validated(
+    model: type[BaseModel], data: Any, context: dict | None = None, *, source: Path | None = None
+) -> Any:
+    """``data`` as ``model``, or :class:`Usage` naming every failing field (after the
+    file it came from, if any; nothing is sent); the contract's habits become warnings
+    on stderr."""
     from pydantic import ValidationError
 
     from tui_app.contract.base import warnings
@@ -100,7 +104,8 @@ def validated(model: type[BaseModel], data: Any, context: dict | None = None) ->
     try:
         value = model.model_validate(data, context=context)
     except ValidationError as exc:
-        raise Usage(*map(str, field_errors(exc))) from None
+        where = f"{source}: " if source is not None else ""
+        raise Usage(*(f"{where}{error}" for error in field_errors(exc))) from None
     warn(warnings(model, data, context))
     return value
 

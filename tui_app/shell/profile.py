@@ -27,7 +27,7 @@ def load(path: Path):
         raise Usage(f"{path}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:  # WireError is a ValueError
         raise Usage(f"{path}: {exc}") from None
-    return kind, validated(RECORD_MODELS[kind], data, context={"format": "xml"})
+    return kind, validated(RECORD_MODELS[kind], data, context={"format": "xml"}, source=path)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -209,9 +209,21 @@ def _parse(
         raise WireError(REFUSED) from None
     except ParseError as exc:
         line, column = exc.position
-        raise WireError(
-            f"not well-formed XML at line {line}, column {column + 1}: {ErrorString(exc.code)}"
-        ) from None
+        why = f"not well-formed XML at line {line}, column {column + 1}: {ErrorString(exc.code)}"
+        raise WireError(why + _not_utf8(data, line)) from None
+
+
+def _not_utf8(data: bytes | str, line: int) -> str:
+    """Why a document fails at ``line`` when the reason is its encoding: bytes that are
+    not UTF-8 there (a Latin-1 file that declares no encoding), else nothing."""
+    if isinstance(data, str):
+        return ""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if data.count(b"\n", 0, exc.start) + 1 == line:
+            return f" (byte {data[exc.start]:#04x} is not UTF-8: save the file as UTF-8)"
+    return ""
 
 
 def _local(tag: str) -> str:
