@@ -140,9 +140,22 @@ class Profiles:
         except ContractError as exc:
             return validation_result(exc.errors)
         verb = "created" if created else "updated"
-        return ImportResult(
-            Success=True, Message=f"{verb} {record.kind} profile {record.ProfileKey}"
+        message = f"{verb} {record.kind} profile {record.ProfileKey}"
+        if created and self._shared(record.kind, record.ProfileKey):
+            # Often an Ssn or Tin typed wrong: say so while it can still be put right.
+            message += (
+                f"; another {record.kind} profile has this ProfileKey with another "
+                f"{record.id_field}, and an export, which names the ProfileKey alone, "
+                "cannot tell the two apart"
+            )
+        return ImportResult(Success=True, Message=message)
+
+    def _shared(self, kind: str, profile_key: str) -> bool:
+        """Whether several identities have this ProfileKey."""
+        rows = self._db.query(
+            "SELECT 1 FROM profiles WHERE kind = ? AND profile_key = ? LIMIT 2", (kind, profile_key)
         )
+        return len(rows) > 1
 
     def save(self, conn: sqlite3.Connection, record: Record) -> bool:
         """Create or update ``record`` inside the caller's transaction (the bulk worker
@@ -203,7 +216,8 @@ class Profiles:
         if len(rows) > 1:
             id_field = RECORD_MODELS[kind].id_field
             raise AmbiguousProfile(
-                f"several {kind} profiles have ProfileKey {profile_key}; give the {id_field} too"
+                f"several {kind} profiles have ProfileKey {profile_key}, each with its own "
+                f"{id_field}; an export names the ProfileKey alone, so it cannot choose one"
             )
         return record_from_dict(kind, from_json(rows[0]["record"])) if rows else None
 
