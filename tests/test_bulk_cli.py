@@ -256,7 +256,10 @@ def test_every_record_succeeding_exits_0_with_plain_progress(capsys, served, tmp
 
     code, out, _ = bulk(capsys, "status")
     header, row = out.splitlines()
-    assert header.split()[:3] == ["ID", "ENV", "STATE"]
+    # Every outcome has its column, so the counts add up to the lines (superseded lines
+    # were missing: 40 lines, 29 completed, 1 failed).
+    assert header.split() == ["ID", "ENV", "STATE", "CREATED", "LINES", "COMPLETED", "FAILED",
+                              "INVALID", "SUPERSEDED", "UNKNOWN", "FILE"]  # fmt: skip
     assert row.split()[:3] == [job_id, "served", "done"]
     code, out, _ = bulk(capsys, "status", job_id[:4])
     assert code == 0 and f"job {job_id}: done\n" in out

@@ -266,13 +266,13 @@ def _status(journal: Journal, args: argparse.Namespace) -> int:
         print("no bulk jobs yet" + (f" in environment {env}" if env else ""))
         return 0
     rows = [("ID", "ENV", "STATE", "CREATED", "LINES", "COMPLETED", "FAILED", "INVALID",
-             "UNKNOWN", "FILE")]  # fmt: skip
+             "SUPERSEDED", "UNKNOWN", "FILE")]  # fmt: skip
     for job in jobs:
         c = job.counts
         seen = look(journal, job.id)
         rows.append((job.id, job.env, seen.words(), job.created_at, str(c.lines),
-                     str(c.completed), str(c.failed), str(c.invalid), str(c.unknown),
-                     str(job.path)))  # fmt: skip
+                     str(c.completed), str(c.failed), str(c.invalid), str(c.superseded),
+                     str(c.unknown), str(job.path)))  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())

@@ -48,10 +48,13 @@ from tui_app.words import counted
 
 REFRESH_EVERY = 0.5
 """Seconds between two reads of the journal for the jobs table."""
-STATE_WIDTH = 24
+STATE_WIDTH = 20
+# The file names a job for people: it comes before the numbers, which the panel below
+# repeats, so a table cut on the right (80 columns) still shows it.
 JOB_COLUMNS = [
     ("job", "Job"),
     ("env", "Env"),
+    ("file", "File"),
     ("state", "State"),
     ("progress", "Progress"),
     ("lines", "Lines"),
@@ -59,8 +62,8 @@ JOB_COLUMNS = [
     ("sent", "Sent"),
     ("completed", "Completed"),
     ("failed", "Failed"),
+    ("superseded", "Superseded"),  # a later line of the same profile went instead
     ("unknown", "Unknown"),  # sent, but the answer was lost: verify settles them
-    ("file", "File"),
 ]
 
 
@@ -402,14 +405,15 @@ class BulkScreen(AreaScreen):
 
     def _cells(self, seen: Attached) -> tuple[str | Text, ...]:
         job, c = seen.job, seen.job.counts
-        numbers = (c.lines, c.invalid, c.sent_so_far, c.completed, c.failed, c.unknown)
+        numbers = (c.lines, c.invalid, c.sent_so_far, c.completed, c.failed, c.superseded,
+                   c.unknown)  # fmt: skip
         return (
             job.id,
             clip(job.env, 12),
+            clip(job.path.name, 24),
             clip(seen.words(), STATE_WIDTH),
             progress_text(job),
             *(Text(f"{n:,}", justify="right") for n in numbers),
-            clip(job.path.name, 24),
         )
 
     def _fill(self, jobs: list[Attached], select: str | None = None) -> None:

@@ -105,7 +105,7 @@ class BulkJobScreen(ProducerScreen):
             with Horizontal(id="bulk-job-progress-row"):
                 yield ProgressBar(total=100, show_eta=False, id="bulk-job-progress")
                 yield Static("", id="bulk-job-counts", markup=False)
-        with Horizontal(id="bulk-filter-row"):
+        with Vertical(id="bulk-filter-row"):  # the tabs whole, their keys under them
             yield Tabs(*(Tab(label, id=f"show-{key}") for key, (label, *_) in FILTERS.items()),
                        id="bulk-filter")  # fmt: skip
             yield Static("a all · f failed · r retryable · i invalid · u unknown · s superseded",
@@ -199,6 +199,11 @@ class BulkJobScreen(ProducerScreen):
     def _line_highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value if event.row_key is not None else None
         self._show_line(int(key) if key is not None else None)
+
+    @on(PagedTable.PageShown)
+    def _page_shown(self) -> None:
+        if not self.lines_table.table.row_count:  # no row to highlight: nothing to detail
+            self._show_line(None)
 
     @work(exclusive=True, group="bulk-line")
     async def _show_line(self, number: int | None) -> None:
