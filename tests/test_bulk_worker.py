@@ -159,6 +159,24 @@ def test_two_workers_never_run_one_job(served, tmp_path):
     assert Journal().job(job_id).counts.completed == 200
 
 
+def test_of_two_resumes_at_the_same_moment_only_one_says_it_started(served, tmp_path):
+    """Seen: two TUIs pressing F6 at once were both told "Resumed"; one's worker had quit
+    at once, finding the other's running the job. Here the other holds the job already,
+    but this spawn's first look misses it, as when both look before either has started."""
+    from tui_app.bulk.journal import JobBusy
+    from tui_app.bulk.pipeline import create_job
+    from tui_app.bulk.worker import spawn
+
+    path = write_ndjson(tmp_path / "race.ndjson", agents("RACE", 5))
+    with Journal() as journal, journal.running(job_id := create_job(journal, path, "served").id):
+        journal.started(job_id, os.getpid())
+        looks = [False]  # the first look misses the other's worker
+        running = journal.is_running
+        journal.is_running = lambda job: looks.pop() if looks else running(job)  # type: ignore[method-assign]
+        with pytest.raises(JobBusy, match="started by another process just now"):
+            spawn(journal, job_id)
+
+
 # --- what the CLI owes a user's data ---------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ store the TUI reads.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import subprocess
 import sys
@@ -82,8 +83,12 @@ def spawn(
         if process.poll() is not None:
             if journal.job(job_id).state == DONE:  # it had little to do and is done
                 return log
+            if journal.is_running(job_id):  # another's worker, started at the same time
+                raise JobBusy(f"bulk job {job_id} was started by another process just now")
             raise WorkerFailed(f"the worker for job {job_id} ended at once: {_last_line(log)}")
-        if journal.is_running(job_id):
+        # Running, and by this worker: two people resuming a job at once both saw it
+        # running (the other's worker) and were both told it resumed.
+        if journal.is_running(job_id) and journal.job(job_id).worker_pid == process.pid:
             return log
         time.sleep(0.05)
     return log  # slow to start, but alive: it shows as running soon
@@ -157,6 +162,7 @@ async def work(
         stop.set()
 
     with journal.running(job_id):
+        journal.started(job_id, os.getpid())  # now: whoever started this process waits for it
         for signum in (signal.SIGTERM, signal.SIGINT):
             with suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, asked_to_stop)

@@ -39,6 +39,12 @@ def counts_words(job: Job) -> str:
     return text
 
 
+def elsewhere(job: Job, active_env: str) -> str:
+    """Said of a job started from an area on another environment: its worker connects to
+    the job's own."""
+    return f" in environment {job.env}, its own" if job.env != active_env else ""
+
+
 def created_words(job: Job) -> str:
     """``2026-11-21 09:30 UTC``."""
     return utc_time(job.created_at)

@@ -37,6 +37,7 @@ from tui_app.ui.bulk_words import (
     clip,
     counts_words,
     created_words,
+    elsewhere,
     preflight_text,
     progress_text,
 )
@@ -287,15 +288,13 @@ class BulkScreen(AreaScreen):
         elif seen.job.state == DONE:
             self.notify(f"Job {seen.job.id} is done. To send its retryable failures again, "
                         "open it (F8) and press F5.")  # fmt: skip
-        elif seen.job.env != self.app.env_name:
-            self.notify(f"Job {seen.job.id} was submitted to environment {seen.job.env}; "
-                        "switch to it in Settings to resume it.", severity="warning")  # fmt: skip
         else:
-            self.resume([seen.job.id])
+            self.resume([seen])
 
     @work(group="bulk-start")
-    async def resume(self, job_ids: list[str]) -> None:
-        for job_id in job_ids:
+    async def resume(self, jobs: list[Attached]) -> None:
+        for seen in jobs:
+            job_id = seen.job.id
             try:
                 await self.control.start(job_id)
             except (WorkerFailed, JobBusy, SourceError, JournalError, OSError) as exc:
@@ -303,7 +302,8 @@ class BulkScreen(AreaScreen):
                             timeout=10)  # fmt: skip
             else:
                 self.watching.add(job_id)
-                self.notify("Resumed: it carries on where it stopped.", title=f"Job {job_id}")
+                self.notify(f"Resumed{elsewhere(seen.job, self.app.env_name)}: it carries on where it "
+                            "stopped.", title=f"Job {job_id}")  # fmt: skip
         self.refresh_jobs()
 
     @work(group="bulk-stop")
@@ -334,8 +334,8 @@ class BulkScreen(AreaScreen):
         if others:
             n = len(unfinished) - len(here)
             self.notify(f"{counted(n, 'unfinished bulk job')} belong{'s' * (n == 1)} to "
-                        f"{', '.join(others)}; switch environment to resume "
-                        f"{'it' if n == 1 else 'them'}.")  # fmt: skip
+                        f"{', '.join(others)}: e shows every environment's jobs, F6 resumes "
+                        "the one selected.")  # fmt: skip
         if not here:
             return
         listing = "\n".join(f"  {s.job.id}  {clip(s.job.path.name, 24)}: "
@@ -351,7 +351,7 @@ class BulkScreen(AreaScreen):
         if not go:
             self.notify("Resume a job later: select it and press F6.")
             return
-        self.resume([s.job.id for s in here])
+        self.resume(here)
 
     def action_toggle_envs(self) -> None:
         self.all_envs = not self.all_envs

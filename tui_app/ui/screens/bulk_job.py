@@ -31,6 +31,7 @@ from tui_app.client.errors import ClientError
 from tui_app.ui.bulk_words import (
     counts_words,
     created_words,
+    elsewhere,
     line_cells,
     outcome_words,
 )
@@ -232,10 +233,6 @@ class BulkJobScreen(ProducerScreen):
             self.notify("It is running: retry its failures once it ends.", title=title,
                         severity="warning")  # fmt: skip
             return
-        if seen.job.env != self.app.env_name:
-            self.notify(f"It was submitted to environment {seen.job.env}; switch to it first.",
-                        title=title, severity="warning")  # fmt: skip
-            return
         try:
             count = await self.control.retry(self.job_id)
         except (WorkerFailed, JobBusy, SourceError, JournalError, OSError) as exc:
@@ -244,7 +241,8 @@ class BulkJobScreen(ProducerScreen):
         if not count:
             self.notify("It has no retryable failures to send again.", title=title)
             return
-        self.notify(f"Sending {counted(count, 'record')} again.", title=title)
+        self.notify(f"Sending {counted(count, 'record')} again{elsewhere(seen.job, self.app.env_name)}.",
+                    title=title)  # fmt: skip
         self.refresh_job()
 
     @work(exclusive=True, group="bulk-verify")
