@@ -149,8 +149,15 @@ def test_a_device_is_refused_not_read_forever():
     ("content", "words"),
     [
         ('{"a": "é"}\n'.encode("utf-16"), "contains NUL bytes"),
-        ('{"a": "é"}\n'.encode("latin-1"), "line 1 is not UTF-8 text \\(byte 8\\)"),
-        (b'{"a": 1}\n' * 14 + b'{"a": "\xe9"}\n', "line 15 is not UTF-8 text \\(byte 134\\)"),
+        (
+            '{"a": "é"}\n'.encode("latin-1"),
+            "line 1 is not UTF-8 text \\(byte 8 of the line, 0xe9\\)",
+        ),
+        # Seen: "byte 134", counted from the start of the file: the byte within its line.
+        (
+            b'{"a": 1}\n' * 14 + b'{"a": "\xe9"}\n',
+            "line 15 is not UTF-8 text \\(byte 8 of the line",
+        ),
         (b"\x1f\x8b\x08\x00\xff\xfe", "is not UTF-8 text"),
     ],
 )

@@ -109,9 +109,13 @@ def _check_text(path: Path, head: bytes, truncated: bool) -> None:
     except UnicodeDecodeError as exc:
         # A multi-byte character cut by the end of the sample is not an error.
         if not (truncated and exc.reason == "unexpected end of data"):
-            line = head.count(b"\n", 0, exc.start) + 1  # so it can be found in an editor
+            # Where an editor finds it: the line, and the byte within that line. (A file in
+            # another encoding is refused whole: its other lines are most likely garbled.)
+            line = head.count(b"\n", 0, exc.start) + 1
+            at = exc.start - (head.rfind(b"\n", 0, exc.start) + 1) + 1
             raise SourceError(
-                f"{path}: line {line} is not UTF-8 text (byte {exc.start + 1}); save it as UTF-8"
+                f"{path}: line {line} is not UTF-8 text (byte {at} of the line, "
+                f"{head[exc.start]:#04x}); save the file as UTF-8"
             ) from None
 
 
