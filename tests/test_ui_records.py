@@ -4,7 +4,7 @@ personal data masked there too."""
 
 from __future__ import annotations
 
-from textual.widgets import TabbedContent, Tree
+from textual.widgets import DataTable, TabbedContent, Tree
 from ui_support import SIZE, settle
 
 from tui_app.contract.record import FullRecordResponse
@@ -118,3 +118,25 @@ async def test_the_sandbox_record_lists_its_other_members_in_either_dialect(
         else:
             assert any(s.startswith("TransactionType") for s in shown)
         assert "Avery Quinn Sample" in str(app.screen.query_one("#record-title").render())
+
+
+async def test_an_appointments_status_and_dates_show_on_an_80_column_terminal(ui_app):
+    """Seen: at 80 columns the Appointments tab showed State, Company, FEIN, NAIC and Line:
+    whether an appointment was active, and since when, was off the screen."""
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await app.push_screen(RecordScreen("agent", 19000001))
+        await settle(app, pilot)
+        app.screen.query_one("#record-tabs", TabbedContent).active = "appointments"
+        await settle(app, pilot)
+        table = app.screen.query_one("#appointments-table", DataTable)
+        shown, right = [], 0  # the columns wholly on screen, left to right
+        for column in table.columns.values():
+            right += column.get_render_width(table)
+            if right <= table.size.width:
+                shown.append(str(column.label))
+        assert shown[:4] == ["State", "Company", "Line", "Status"]  # its dates come next
+        rows = [[str(cell) for cell in table.get_row_at(n)] for n in range(table.row_count)]
+        assert any(row[3] == "Terminated" for row in rows)
+        assert all("*" in row[-1] for row in rows)  # the carrier's FEIN, masked

@@ -103,16 +103,18 @@ class RecordScreen(ProducerScreen):
                 (
                     "appointments",
                     "Appointments",
+                    # What a clerk checks first, then the identifiers: an 80-column
+                    # terminal showed State, Company, FEIN, NAIC and Line, no status.
                     (
                         "State",
                         "Company",
-                        "FEIN",
-                        "NAIC",
                         "Line",
                         "Status",
-                        "Reason",
                         "Since",
                         "Renews",
+                        "Reason",
+                        "NAIC",
+                        "FEIN",
                     ),
                 ),
                 (
@@ -328,13 +330,13 @@ class RecordScreen(ProducerScreen):
                         (
                             lic.State,
                             ap.CompanyName,
-                            format_fein(ap.Fein or "", reveal),
-                            ap.NaicCode,
                             ap.LineOfAuthority,
                             ap.Status,
-                            ap.TerminationReason,
                             ap.StatusDate,
                             ap.RenewalDate,
+                            ap.TerminationReason,
+                            ap.NaicCode,
+                            format_fein(ap.Fein or "", reveal),
                         ),
                     )
                 )
