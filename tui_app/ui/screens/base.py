@@ -3,12 +3,13 @@ habits every area shares: Esc leaves a text field first and backs out second."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events, messages
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
-from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
@@ -48,18 +49,10 @@ class ProducerScreen(OfProducerApp, Screen):
         self._css_update_count = self.app._css_update_count
         self._styles_current = True
 
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = False,
-    ) -> None:
-        """As the app's: plain text unless asked. (Textual's own widget ``notify`` asks
-        for markup, so a path holding ``[/x]`` in a message ended the app.)"""
-        self.app.notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+    def notify(self, message: str, **options: Any) -> None:
+        """The app's: plain text unless asked. (Textual's own widget ``notify`` asks for
+        markup, so a path holding ``[/x]`` in a message ended the app.)"""
+        self.app.notify(message, **options)
 
     def _on_screen_suspend(self) -> None:
         self._styles_current = False
