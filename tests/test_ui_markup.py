@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from textual.widgets import Collapsible, Input, Label, Static
+from textual.widgets import Collapsible, Input, Label, Select, Static
 from ui_support import SIZE, settle, shown
 
 from tui_app.config import Environment, default_config, save_config
@@ -71,3 +71,24 @@ async def test_markup_like_text_is_shown_as_it_is_everywhere(ui_app, tmp_path):
         await pilot.pause()
         group = app.screen.query_one("#f-Demographic-group", Collapsible)
         assert f"not {BAD}" in str(group.query_one("CollapsibleTitle", Static).render())
+
+
+async def test_a_choice_from_a_file_that_is_none_of_the_choices_is_shown_as_it_is(ui_app):
+    """Seen (a review): a profile whose EmpStatus reads ``[/x]`` ended the app as its
+    Demographic group opened: the value is offered as a choice of its own, and a Select
+    reads a string prompt as markup."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await app.switch_mode("profiles")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ProfilesScreen)
+        agent = copy.deepcopy(DEMO_AGENT)
+        agent["Demographic"]["EmpStatus"] = "[/x]"
+        await screen.show_profile("agent", agent)
+        select = await screen.editor.form.reveal("Demographic.EmpStatus")
+        await settle(app, pilot)
+        assert isinstance(select, Select) and select.value == "[/x]"
+        shown = str(select.query_one("SelectCurrent Static", Static).render())
+        assert shown == "[/x] (not one of the choices)"

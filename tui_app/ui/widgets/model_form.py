@@ -16,6 +16,7 @@ from copy import deepcopy
 from typing import Any
 
 from pydantic import BaseModel
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -60,13 +61,15 @@ def title_group(
         group.set_class(bool(to_correct or notes), "-invalid")
 
 
-def _choices(spec: FieldSpec, text: str) -> list[tuple[str, str]]:
+def _choices(spec: FieldSpec, text: str) -> list[tuple[Text, str]]:
     """A choice field's options; a value from elsewhere that is none of them (a service's
-    EmpStatus 7099) is added, shown as what it is, and the contract's error flags it."""
+    EmpStatus 7099) is added, shown as what it is, and the contract's error flags it.
+    Prompts are Text: a Select reads a string as markup, and a file's ``[/x]`` ended the
+    app."""
     options = list(zip(spec.labels or spec.choices, spec.choices, strict=True))
     if text and text not in spec.choices:
         options.append((f"{text} (not one of the choices)", text))
-    return options
+    return [(Text(label), value) for label, value in options]
 
 
 class ModelForm(VerticalScroll, can_focus=False):
