@@ -135,6 +135,12 @@ async def test_a_new_agency_with_contacts_added_and_removed_is_imported(ui_app):
                     "EmailAddress": f"{contact_type.lower()}@example.test",
                 },
             )
+        screen.editor.form.query_one("#f-ProfileKey", Input).focus()
+        await pilot.press("f9")  # in no contact: none goes (the last one did, unseen)
+        await settle(app, pilot)
+        assert len(screen.editor.contacts.forms) == 3
+        assert "Put the cursor in the contact to remove" in notes(app)[-1]
+        screen.editor.contacts.forms[-1].query_one("#f-EmailAddress", Input).focus()
         await pilot.press("f9")  # removes the contact being edited: the third
         await settle(app, pilot)
         titles = [str(c.title) for c in screen.editor.contacts.query(Collapsible)]
@@ -313,7 +319,8 @@ async def test_an_agency_of_many_contacts_builds_a_contact_only_when_it_is_opene
         {"ContactType": "Billing", "EmailAddress": f"c{i}@example.test", "LastName": f"L{i}"}
         for i in range(60)
     ]
-    del contacts[49]["EmailAddress"]  # required: the import is refused on this contact
+    for at_fault in (49, 55):
+        del contacts[at_fault]["EmailAddress"]  # required: the import is refused
     agency = {"ProfileKey": "FIRM-60", "Tin": "000000060",
               "Demographic": {"FirmName": "Sixty LLC", "Status": 7040}, "Contacts": contacts}  # fmt: skip
     app = ui_app()
@@ -334,15 +341,20 @@ async def test_an_agency_of_many_contacts_builds_a_contact_only_when_it_is_opene
         await settle(app, pilot)
         assert listed.forms[36].query_one("#f-EmailAddress", Input).value == "c36@example.test"
         assert len(listed.query(Input)) == len(listed.forms[36].query(Input))
-        # A refused import opens the contact at fault, its field in focus.
+        # A refused import opens the contact at fault, its field in focus, even with the
+        # Contacts section closed.
+        screen.query_one("#contacts-group", Collapsible).collapsed = True
         await pilot.press("f5")
         await settle(app, pilot)
         at_fault = listed.forms[49]
         assert error_text(at_fault, "EmailAddress").startswith("✗")
         assert app.focused is at_fault.query_one("#f-EmailAddress")
-        assert "Contact 50: Billing · L49  ✗ 1 field to correct" in [
-            str(c.title) for c in listed.query(Collapsible)
-        ]
+        assert not screen.query_one("#contacts-group", Collapsible).collapsed
+        titles = [str(c.title) for c in listed.query(Collapsible)]
+        assert titles[49] == "Contact 50: Billing · L49  ✗ 1 field to correct"
+        # The next one at fault says so closed: it is not built (all at fault were, once).
+        assert titles[55] == "Contact 56: Billing · L55  ✗ 1 field to correct"
+        assert [n for n, form in enumerate(listed.forms) if form.is_mounted] == [36, 49]
 
 
 @pytest.mark.parametrize(

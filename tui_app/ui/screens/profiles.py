@@ -171,6 +171,8 @@ class ProfilesScreen(AreaScreen):
     async def action_remove_contact(self) -> None:
         if await self.editor.remove_contact(self.focused):
             self.notify("Contact removed (the import sends the list as it is now).")
+        else:
+            self.notify("Put the cursor in the contact to remove (or on its title), then F9.")
 
     # --- preview and import ---
 

@@ -148,16 +148,16 @@ class ModelList(Vertical):
     # --- validation ---
 
     def validate(self) -> bool:
-        """Check every item, showing all errors (an item holding one opens); True when
-        every item is valid."""
+        """Check every item, showing all errors (the first item holding one opens); True
+        when every item is valid."""
         valid = all([form.result() is not None for form in self._forms])  # a list: check all
         self._open_invalid()
         self._retitle()
         return valid
 
     def show_errors(self, errors: Iterable[FieldError]) -> list[FieldError]:
-        """Place errors named ``[i].Field`` on item i (opening it); returns those naming
-        no item."""
+        """Place errors named ``[i].Field`` on item i (the first such item opens); returns
+        those naming no item."""
         forms = self._forms
         per_item: dict[int, list[FieldError]] = {}
         rest: list[FieldError] = []
@@ -174,9 +174,11 @@ class ModelList(Vertical):
         return rest
 
     def _open_invalid(self) -> None:
-        for form in self._forms:
-            if form.error_paths():
-                self.open(form)
+        """Open the first item at fault; the others' titles count their errors (opening
+        all would build them all: 60 contacts short of an email took 7 s again)."""
+        first = next((form for form in self._forms if form.error_paths()), None)
+        if first is not None:
+            self.open(first)
 
     def focus_first_error(self) -> bool:
         form = next((f for f in self._forms if f.error_paths()), None)

@@ -126,10 +126,13 @@ class ProfileEditor(Vertical):
         return await self.contacts.add()
 
     async def remove_contact(self, near: Widget | None) -> bool:
-        """Remove the contact holding ``near`` (the focus), else the last one."""
-        if self.contacts is None or not self.contacts.forms:
+        """Remove the contact holding ``near`` (the focus: in its fields or on its title);
+        False if the focus is in none (the last contact went, unseen, from a key pressed
+        in the ProfileKey)."""
+        form = self.contacts.form_of(near) if self.contacts is not None else None
+        if self.contacts is None or form is None:
             return False
-        await self.contacts.remove_form(self.contacts.form_of(near) or self.contacts.forms[-1])
+        await self.contacts.remove_form(form)
         self._title_contacts()
         return True
 
@@ -200,6 +203,7 @@ class ProfileEditor(Vertical):
         if self.form.focus_first_error():
             return True
         if self.contacts is not None and self.contacts.focus_first_error():
+            self._contacts_group.collapsed = False  # else the focus is in a closed section
             return True
         for group in self._marked:
             if self.form.focus_group(group):
