@@ -24,6 +24,7 @@ from tui_app.bulk.journal import (
     FAILED,
     INVALID,
     PENDING,
+    SENT,
     SUPERSEDED,
     UNKNOWN,
     WAITING,
@@ -108,6 +109,27 @@ def test_a_later_line_of_a_profile_waits_for_the_earlier_one(journal, tmp_path):
     [line_1] = journal.lines(job.id, limit=1)
     assert line_1.state == SUPERSEDED and "superseded by line 3" in line_1.errors[-1]
     assert journal.job(job.id).counts.superseded == 1
+
+
+def test_a_stopped_run_gives_back_only_lines_the_service_cannot_have(journal, tmp_path):
+    """A line whose first request's answer was lost, sent again in a batch of its own (a
+    413 split it) that never connected, may be in the service: it stays sent (a review
+    found it released and counted as never sent). A line never delivered goes back."""
+    lines = [agent("R-1", 1), agent("R-2", 2), agent("R-3", 3)]
+    path = write_ndjson(tmp_path / "r.ndjson", [envelope(r) for r in lines])
+    job = create_job(journal, path, "test")
+    journal.add_lines(job.id, [check(line)[0] for line in read_lines(path)], done=True)
+    first = journal.take_batch(job.id, 2, min_size=1, now=0)  # lines 1 and 2
+    journal.posting(first.id)
+    journal.reopen(first.id, uncertain=True)  # the answer was lost
+    journal.settle(first.id, "REJECTED", [LineUpdate(1, PENDING, 0), LineUpdate(2, PENDING, 0)])
+    again = journal.take_batch(job.id, 100, min_size=1, now=0)  # 1, 2 and 3 this time
+    assert [entry.line for entry in again.lines] == [1, 2, 3]
+    journal.reopen(again.id, uncertain=False)  # never connected
+    journal.release_unsent(job.id)
+    assert states(journal, job.id) == {1: SENT, 2: SENT, 3: PENDING}
+    assert journal.job(job.id).counts.sent == 2
+    assert journal.batch_states(job.id)["OPEN"] == 1  # sent again as it is by the next run
 
 
 async def test_under_faults_no_profile_ends_with_older_data_than_its_completed_line(

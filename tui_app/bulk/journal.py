@@ -787,7 +787,8 @@ class Journal:
         """End of a stopped run: the lines of batches that never reached the service (not
         posted yet, or every POST failed to connect) are not sent; they go back to be sent
         in the next run. A batch the service may have received keeps its lines, to be
-        sent again as they were."""
+        sent again as they were; so does a line an earlier request may have delivered
+        (its batch was split after a lost answer, say)."""
         with self._db.transaction() as conn:
             unsent = conn.execute(
                 "SELECT id FROM batches WHERE job_id = ? AND state = ? AND uncertain = 0",
@@ -795,13 +796,19 @@ class Journal:
             ).fetchall()
             for (batch_id,) in unsent:
                 conn.execute(
-                    "UPDATE lines SET state = ?, batch_id = NULL WHERE batch_id = ? AND state = ?",
+                    "UPDATE lines SET state = ?, batch_id = NULL"
+                    " WHERE batch_id = ? AND state = ? AND uncertain = 0",
                     (PENDING, batch_id, SENT),
                 )
-                conn.execute(
-                    "UPDATE batches SET state = ?, updated_at = ? WHERE id = ?",
-                    (RELEASED, _now(), batch_id),
-                )
+                kept = conn.execute(
+                    "SELECT 1 FROM lines WHERE batch_id = ? AND state = ? LIMIT 1",
+                    (batch_id, SENT),
+                ).fetchone()
+                if kept is None:
+                    conn.execute(
+                        "UPDATE batches SET state = ?, updated_at = ? WHERE id = ?",
+                        (RELEASED, _now(), batch_id),
+                    )
 
     @staticmethod
     def _mark_uncertain(conn: sqlite3.Connection, batch_id: int, state: str) -> None:
