@@ -25,4 +25,5 @@ class TextInput(Input):
             if not binding.priority and await self.app.run_action(binding.action, self):
                 event.stop()
                 event.prevent_default()  # handled: not Input's own key handling too
+                self._restart_blink()  # as that handling would: the cursor shows as it moves
                 return
