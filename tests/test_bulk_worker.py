@@ -21,6 +21,7 @@ from sandbox_server import serve
 from tui_app.bulk.background import WORKER_NICENESS
 from tui_app.bulk.journal import STOPPED, Journal, journal_path
 from tui_app.bulk.pipeline import DELAYS_VARIABLE
+from tui_app.bulk.worker import look
 from tui_app.cli import main
 from tui_app.config import data_dir
 
@@ -157,6 +158,23 @@ def test_two_workers_never_run_one_job(served, tmp_path):
     assert again.returncode == 2 and "already running in another process" in again.stderr
     assert shell("status", job_id, "--follow").returncode == 0
     assert Journal().job(job_id).counts.completed == 200
+
+
+def test_a_worker_that_cannot_connect_says_why_in_the_journal(served, config_file, tmp_path):
+    """A detached worker does not have a secret typed in the app: its job showed "not
+    started" (or, a review found, "stopped unexpectedly at 0"), the reason only in a log."""
+    config_file.write_text(
+        config_file.read_text(encoding="utf-8")
+        + '[environments.served.auth]\ntype = "bearer"\ntoken_env = "NO_SUCH_TOKEN_SET"\n',
+        encoding="utf-8",
+    )
+    path = write_ndjson(tmp_path / "locked.ndjson", agents("LOCK", 3))
+    done = shell("submit", str(path))
+    assert done.returncode != 0 and "NO_SUCH_TOKEN_SET" in done.stderr
+    [job] = Journal().jobs()
+    assert job.state == STOPPED and job.message.startswith("cannot connect: ")
+    assert "NO_SUCH_TOKEN_SET" in job.message
+    assert look(Journal(), job.id).words() == "stopped"
 
 
 def test_of_two_resumes_at_the_same_moment_only_one_says_it_started(served, tmp_path):

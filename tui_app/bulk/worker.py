@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tui_app.bulk.journal import DONE, STOPPED, Job, JobBusy, Journal
 from tui_app.bulk.source import verify_unchanged
-from tui_app.config import Environment, data_dir
+from tui_app.config import ConfigError, Environment, data_dir
 from tui_app.private_files import open_private, private_folder
 
 START_TIMEOUT = 15.0
@@ -150,6 +150,7 @@ async def work(
     gracefully; a second one at once. Raises :class:`~tui_app.bulk.journal.JobBusy` if
     another worker has it."""
     from tui_app.bulk.pipeline import run_job, settings_for
+    from tui_app.client.errors import ClientError
     from tui_app.client.factory import connect
 
     stop = asyncio.Event()
@@ -167,7 +168,13 @@ async def work(
             with suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, asked_to_stop)
         try:
-            connection = await connect(env)
+            try:
+                connection = await connect(env)
+            except (ConfigError, ClientError, OSError) as exc:
+                # Said in the journal, so whoever watches the job sees why (a secret typed
+                # in the app is not in a detached worker's environment, say).
+                journal.set_state(job_id, STOPPED, f"cannot connect: {exc}")
+                raise
             try:
                 job = await run_job(journal, job_id, connection.client,
                                     settings_for(concurrency), on_progress=on_progress,
