@@ -112,6 +112,30 @@ async def test_a_line_cleared_and_typed_at_once_after_a_key_that_moves_there_is_
         assert app.screen.query_one("#bulk-path", Input).value == "xyz"
 
 
+async def test_a_path_cleared_typed_and_entered_at_once_in_a_dialog_is_used(ui_app, tmp_path):
+    """Seen (QA, then again in tmux): F7, then Ctrl+U, a path and Enter in one burst closed
+    the dialog and loaded nothing, without a word: Ctrl+U ran after the path was typed and
+    erased it, and Enter sent an empty path."""
+    from tui_app.ui.screens.dialogs import PathScreen
+    from tui_app.wire.xml import dump_xml_dict
+
+    path = tmp_path / "k9.xml"
+    path.write_bytes(dump_xml_dict("Agent", {"ProfileKey": "K9", "Ssn": "000450009"}))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await area(app, pilot, "3")
+        await pilot.press("f7")
+        for _ in range(50):  # not settle(): the loading waits for the dialog's answer
+            if isinstance(app.screen, PathScreen):
+                break
+            await pilot.pause(0.02)
+        assert isinstance(app.screen, PathScreen)
+        keys_at_once(app, "ctrl+u", *str(path), "enter")
+        await settle(app, pilot)
+        assert app.screen.editor.data()["ProfileKey"] == "K9"
+
+
 async def test_a_second_esc_backs_out_of_the_record_and_the_filter(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -13,6 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from tui_app.ui.widgets.text_input import TextInput
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Ask a question; y/Enter answers yes, n/Esc no."""
@@ -60,7 +62,11 @@ class PathScreen(ModalScreen[Path | None]):
             yield Static(
                 self.title_text, classes="dialog-text", markup=False
             )  # wraps, as a Label does not
-            yield Input(self.default, id="path-input", placeholder="path/to/file")
+            # Selected, so typing replaces the suggested name; editing keys act as they
+            # arrive (Ctrl+U, a path and Enter pasted at once loaded nothing: see TextInput).
+            yield TextInput(
+                self.default, id="path-input", placeholder="path/to/file", select_on_focus=True
+            )
             yield Static("Enter accepts, Esc cancels.", classes="hint")
 
     @on(Input.Submitted)
@@ -85,7 +91,7 @@ class SecretScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.question, classes="dialog-text", markup=False)
-            yield Input(id="secret-input", password=True, placeholder="paste it here")
+            yield TextInput(id="secret-input", password=True, placeholder="paste it here")
             yield Static(
                 "Enter uses it until you quit (it is not saved); Esc goes on without it.",
                 classes="hint",
