@@ -22,6 +22,7 @@ from tui_app.client.errors import (
     Rejected,
     ServerError,
     Unavailable,
+    Unreachable,
 )
 from tui_app.client.registry import RegistryClient, RequestLog, RetryPolicy, retry_after
 from tui_app.contract.bulk import BulkItem
@@ -410,6 +411,18 @@ async def test_connection_refused_is_unavailable_after_retries_even_for_post():
         with pytest.raises(Unavailable, match="cannot reach registry.example.test"):
             await client.submit_order(ORDER)
     assert len(rec.requests) == 3  # never connected, so nothing was received: safe to retry
+
+
+async def test_a_request_after_the_connection_closed_is_a_plain_unreachable():
+    """Seen (QA): switching environment while a search or an order was on its way ended
+    the app with "Cannot send a request, as the client has been closed" (and printed the
+    order, SSN included, in the crash's locals)."""
+    rec = Recorder(ok({}))
+    client = make_client(rec)
+    await client.aclose()
+    with pytest.raises(Unreachable, match="was closed: another environment is in use"):
+        await client.submit_order(ORDER)
+    assert rec.requests == []
 
 
 async def test_read_timeout_of_a_post_is_not_retried():

@@ -207,3 +207,23 @@ async def test_a_long_offline_reason_leaves_the_environment_name_whole(ui_app, s
         bar = app.screen.query_one(StatusBar)
         name, state = bar.query_one("#env-name").region, bar.query_one("#service-state").region
         assert name.right <= state.x and state.right <= size[0]
+
+
+def test_a_crash_prints_no_personal_data_and_exits_1(config_file, monkeypatch, capsys):
+    """Seen (QA): a crash printed the traceback with each frame's variables, the order
+    being filed among them (its SSN and birth date in the terminal's scrollback), and the
+    command then exited 0."""
+    from tui_app.cli import main
+    from tui_app.ui.app import ProducerApp
+
+    def crash(self) -> None:
+        taxId = "000" + "121234"  # noqa: F841 - a local, as a worker's order would be
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(ProducerApp, "_after_first_frame", crash)
+    run = ProducerApp.run
+    monkeypatch.setattr(ProducerApp, "run", lambda self: run(self, headless=True))
+    assert main([]) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: a bug" in err
+    assert "000121234" not in err

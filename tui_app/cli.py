@@ -233,9 +233,10 @@ def _tui(args: argparse.Namespace) -> int:
         raise ConfigError(f"{config_path()}: --env: no environment named {args.env}")
     from tui_app.ui.app import ProducerApp
 
-    ProducerApp(config, env_name=args.env).run()
+    app = ProducerApp(config, env_name=args.env)
+    app.run()
     _say_running_jobs()
-    return 0
+    return app.return_code or 0  # 1 after a crash, which said 0
 
 
 def _say_running_jobs() -> None:

@@ -393,6 +393,14 @@ class RegistryClient:
             ) from None
         except ClientError:
             raise  # raised by an auth flow, e.g. the token service refused
+        except RuntimeError:
+            if not self._http.is_closed:
+                raise
+            # Closed under a request still to be sent: the app switched environment (it
+            # closes the old connection) while an area's search or order was on its way.
+            raise Unreachable(
+                f"the connection to {_where(url)} was closed: another environment is in use"
+            ) from None
         self._log(method, url, response.status_code, start, attempt, None)
         return response
 

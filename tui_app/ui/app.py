@@ -363,6 +363,21 @@ class ProducerApp(App[None]):
         service's words, to be shown as they are (as markup, ``[/x]`` ended the app)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    def _fatal_error(self) -> None:
+        """Textual's, less the variables of each frame, which it prints: they hold what
+        the user typed and the service sent (an order's SSN and birth date were on the
+        terminal, and in its scrollback, after a crash)."""
+        import rich
+        from rich.segment import Segments
+        from rich.traceback import Traceback
+
+        self.bell()
+        traceback = Traceback(show_locals=False, width=None, suppress=[rich])
+        self._exit_renderables.append(
+            Segments(self.console.render(traceback, self.console.options))
+        )
+        self._close_messages_no_wait()
+
     def notify_problem(self, message: str) -> None:
         self.notify(message, severity="warning", timeout=8)
 
