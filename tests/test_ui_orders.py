@@ -245,9 +245,19 @@ async def test_a_draft_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
         await pilot.pause()
         app.screen.query_one(Input).value = str(draft)
         await pilot.press("enter")
+        # The form holds NY, neither filed nor saved: loading over it asks first (QA:
+        # a draft loaded, or a record's "a", replaced unsaved edits without a word).
+        for _ in range(50):
+            if isinstance(app.screen, ConfirmScreen):
+                break
+            await pilot.pause(0.02)
+        question = str(app.screen.query_one(".dialog-text", Static).render())
+        assert "changes neither submitted nor saved" in question
+        await pilot.press("y")
         await settle(app, pilot)
         assert screen.form.data() == before
         assert app.screen.query_one("#ptype", Select).value == "A"
+        assert screen.unsaved() is None  # as loaded: quitting now asks nothing
 
 
 async def answer_path(app, pilot, key: str, path) -> None:
@@ -320,6 +330,11 @@ async def test_a_draft_naming_no_field_is_refused_and_an_invalid_value_is_marked
         assert "data.costCentre1: is not a field of this record" in note.message
         assert screen.form.data() == before
         await answer_path(app, pilot, "f7", texas)
+        for _ in range(50):  # the form holds NY, unsaved: loading over it asks first
+            if isinstance(app.screen, ConfirmScreen):
+                break
+            await pilot.pause(0.02)
+        await pilot.press("y")
         await settle(app, pilot)
         assert shown(app)[-1].message == f"Draft loaded from {texas}"
         await pilot.press("f5")

@@ -340,7 +340,7 @@ class ProducerApp(App[None]):
         from tui_app.ui.screens.orders import OrdersScreen  # loaded with its area
 
         await self.switch_mode("orders")
-        await screen_as(self, OrdersScreen).prefill(values)
+        screen_as(self, OrdersScreen).prefill_asking(values)  # asks before losing a draft
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

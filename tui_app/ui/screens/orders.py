@@ -131,6 +131,8 @@ class OrdersScreen(AreaScreen):
         self.ptype, self.ftype = "I", "A"
         self.shown: dict[str, str | None] = {"order-result": None, "tracked-detail": None}
         """The order each side panel shows, so a newer status replaces what it says."""
+        self.baseline: dict[str, Any] = {}
+        """The form as last filled, filed or saved: what differs is unsaved."""
 
     def compose_body(self) -> ComposeResult:
         with TabbedContent(id="order-tabs", initial="file"):
@@ -163,6 +165,7 @@ class OrdersScreen(AreaScreen):
             "Order", "Status", "State", "Filing", "Producer", "Applicant", "Fees", "Last checked"
         )
         await self._rebuild_form()
+        self.baseline = self.form.data()
         self.set_interval(REFRESH_EVERY, self._tick)
         self.watch(self.app, "env_name", self._env_changed, init=False)
         self._fill_tracking()
@@ -220,6 +223,29 @@ class OrdersScreen(AreaScreen):
             self.ptype, self.ftype = ptype, ftype
             await self._rebuild_form()
 
+    def unsaved(self) -> str | None:
+        if self.form.data() != self.baseline:
+            return "the order form has changes neither submitted nor saved"
+        return None
+
+    async def _may_replace(self) -> bool:
+        """Whether the form may be filled anew: at once if it holds nothing unsaved, else
+        as the user answers (asked from a worker: it waits)."""
+        if self.unsaved() is None:
+            return True
+        return await self.app.push_screen_wait(
+            ConfirmScreen(
+                "The order form has changes neither submitted nor saved. Discard them?",
+                yes="Discard",
+            )
+        )
+
+    @work(exclusive=True, group="order-prefill")
+    async def prefill_asking(self, values: dict[str, Any]) -> None:
+        """:meth:`prefill`, once the user agrees to lose what the form holds unsaved."""
+        if await self._may_replace():
+            await self.prefill(values)
+
     async def prefill(self, values: dict[str, Any]) -> None:
         """Open the form filled with ``values`` (an order's ``tlq`` and ``data``)."""
         tlq = values.get("tlq", {})
@@ -230,6 +256,7 @@ class OrdersScreen(AreaScreen):
                 select.value = value
         self.query_one("#order-tabs", TabbedContent).active = "file"
         await self._rebuild_form(values)
+        self.baseline = self.form.data()
         # The panel told of the last order sent; this form is another one.
         self._show("order-result", None, RESULT_HINT)
         if not self.form.focus_first_error():
@@ -279,6 +306,7 @@ class OrdersScreen(AreaScreen):
         self._fill_tracking()
         details = response.order.orderDetails
         verb = "updated" if details.updated or existed else "filed"
+        self.baseline = self.form.data()  # sent: nothing unsaved
         self.notify(f"Order {num} {verb}: {details.status}")
 
     async def _exists(self, client, num: str) -> bool:
@@ -304,10 +332,12 @@ class OrdersScreen(AreaScreen):
             order_draft_format(path)  # a wrong suffix is refused before asking to replace
             if not await may_replace(self.app, [path]):
                 return
-            await asyncio.to_thread(save_order_draft, path, self.form.data())
+            data = self.form.data()
+            await asyncio.to_thread(save_order_draft, path, data)
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
             return
+        self.baseline = data
         self.notify(f"Draft saved to {path}")
 
     @on(Button.Pressed, "#load-draft")
@@ -324,6 +354,8 @@ class OrdersScreen(AreaScreen):
                 raise ValueError(f"not a draft of an order ({'; '.join(problems[:3])})")
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
+            return
+        if not await self._may_replace():
             return
         await self.prefill(values)
         self.notify(f"Draft loaded from {path}")
