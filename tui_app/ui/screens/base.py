@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
+from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.typed_app import OfProducerApp
 from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -139,6 +140,15 @@ class AreaScreen(ProducerScreen):
     def unsaved(self) -> str | None:
         """What quitting now would lose, in words (``None``: nothing)."""
         return None
+
+    async def may_discard(self) -> bool:
+        """Whether what :meth:`unsaved` names may be lost (a file loaded over it, say): at
+        once if nothing, else as the user answers (asked from a worker: it waits)."""
+        if (changes := self.unsaved()) is None:
+            return True
+        return await self.app.push_screen_wait(
+            ConfirmScreen(f"{changes.capitalize()}. Discard them?", yes="Discard")
+        )
 
     def back_out(self) -> None:
         """The second Esc: close what the area has open. Nothing, by default."""

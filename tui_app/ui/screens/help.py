@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -45,8 +44,7 @@ class HelpScreen(ModalScreen[None]):
             )
             table = PlainTable(cursor_type="row", zebra_stripes=True, id="help-table")
             table.add_columns("Key", "Action", "Binding id")
-            # Text, not markup: a key remapped in the config is shown as it is.
-            table.add_rows([tuple(map(Text, row)) for row in self.rows])
+            table.add_rows(self.rows)  # as written: a key remapped in the config too
             yield table
             yield Static(
                 "Esc closes. Ctrl+P opens the command palette with every action.", classes="hint"

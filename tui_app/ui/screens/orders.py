@@ -228,22 +228,10 @@ class OrdersScreen(AreaScreen):
             return "the order form has changes neither submitted nor saved"
         return None
 
-    async def _may_replace(self) -> bool:
-        """Whether the form may be filled anew: at once if it holds nothing unsaved, else
-        as the user answers (asked from a worker: it waits)."""
-        if self.unsaved() is None:
-            return True
-        return await self.app.push_screen_wait(
-            ConfirmScreen(
-                "The order form has changes neither submitted nor saved. Discard them?",
-                yes="Discard",
-            )
-        )
-
     @work(exclusive=True, group="order-prefill")
     async def prefill_asking(self, values: dict[str, Any]) -> None:
         """:meth:`prefill`, once the user agrees to lose what the form holds unsaved."""
-        if await self._may_replace():
+        if await self.may_discard():
             await self.prefill(values)
 
     async def prefill(self, values: dict[str, Any]) -> None:
@@ -355,7 +343,7 @@ class OrdersScreen(AreaScreen):
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
             return
-        if not await self._may_replace():
+        if not await self.may_discard():
             return
         await self.prefill(values)
         self.notify(f"Draft loaded from {path}")

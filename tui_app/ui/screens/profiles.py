@@ -139,16 +139,6 @@ class ProfilesScreen(AreaScreen):
     def unsaved(self) -> str | None:
         return "the profile has changes neither imported nor saved" if self._dirty() else None
 
-    async def _may_replace(self) -> bool:
-        if not self._dirty():
-            return True
-        return await self.app.push_screen_wait(
-            ConfirmScreen(
-                "This profile has changes that are neither imported nor saved. Discard them?",
-                yes="Discard",
-            )
-        )
-
     @on(Select.Changed, "#profile-kind")
     async def _kind_changed(self, event: Select.Changed) -> None:
         kind, editor = str(event.value), self.editor
@@ -269,7 +259,7 @@ class ProfilesScreen(AreaScreen):
     @work(exclusive=True, group="profile-open")
     async def open_profile(self, kind: str, key: str, identity: str | None = None) -> None:
         """Read a profile through export (its profile data sets) and load it."""
-        if not await self._may_replace():
+        if not await self.may_discard():
             return
         try:
             client = await self.app.client()
@@ -295,7 +285,7 @@ class ProfilesScreen(AreaScreen):
 
     @work(exclusive=True, group="profile-open")
     async def action_new(self) -> None:
-        if await self._may_replace():
+        if await self.may_discard():
             await self.show_profile(self.editor.kind, {})
             self.editor.focus_first_field()
 
@@ -365,7 +355,7 @@ class ProfilesScreen(AreaScreen):
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
             return
-        if not await self._may_replace():
+        if not await self.may_discard():
             return
         # The form has no place for them: say so rather than keep them as errors no
         # field shows, or drop them without a word.
