@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import redirect_stderr, redirect_stdout
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -546,19 +547,28 @@ def test_export_unreachable_exits_3(capsys, unreachable):
 # --- a service that answers badly ----------------------------------------------------------
 
 
+OBEYED_NAME = "Acme\u001b]0;pwned\u0007\u001b[31m\u009b2J\u202eInc"
+"""A firm's name a terminal would obey (retitle, recolour, clear, turn around)."""
+
+
 class _OddService(BaseHTTPRequestHandler):
-    """Per group: an unreadable search answer, a failing transaction group (500), an
-    export group that refuses the credentials (401) and an import answer that breaks the
-    contract."""
+    """Per group: an unreadable agent search answer, an agency search answer and a
+    failing transaction group (500) whose words a terminal would obey, an export group
+    that refuses the credentials (401) and an import answer that breaks the contract."""
 
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         self.rfile.read(length)
         path = self.path
-        if path.startswith("/producerpdbsearch"):
+        if path.startswith("/producerpdbsearch/v1/agency/search"):
+            status, kind = 200, "application/json"
+            firm = {"Npn": 1, "FirmName": OBEYED_NAME, "ResidentState": "TX"}
+            body = json.dumps({"NiprFirmsSummaryInfo": {"Firms": [firm]}}).encode()
+        elif path.startswith("/producerpdbsearch"):
             status, kind, body = 200, "text/html", b"<html><body>maintenance</body></html>"
         elif path.startswith("/producertransaction"):
-            status, kind, body = 500, "application/json", b'{"message": "database down"}'
+            status, kind = 500, "application/json"
+            body = json.dumps({"message": f"database down {OBEYED_NAME}"}).encode()
         elif path.startswith("/producerexport"):
             status, kind, body = 401, "application/json", b'{"message": "who are you"}'
         elif path.startswith("/producerimport"):
@@ -609,6 +619,27 @@ def test_a_failing_service_and_refused_credentials_exit_1(capsys, odd, tmp_path)
     assert (code, out) == (1, "") and "(500)" in err
     code, out, err = run(capsys, "export", "agent", "K", "--data-sets", "Address")
     assert (code, out) == (1, "") and "did not accept the credentials (401)" in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_what_a_terminal_would_obey_is_shown_on_a_terminal_and_kept_in_a_pipe(capsys, odd):
+    """Seen (QA): a name holding ESC, C1 or U+202E was printed raw in a table, where the
+    terminal obeyed it. On a terminal it is shown as pictures; piped, JSON keeps it."""
+    out, err = _Terminal(), _Terminal()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert main(["search", "agencies", "--ssn", "00-0000001", "--format", "table"]) == 0
+        assert main(["order", "status", "SH200"]) == 1
+    shown = "Acme␛]0;pwned␇␛[31m�2J�Inc"
+    assert shown in out.getvalue() and f"database down {shown}" in err.getvalue()
+    for obeyed in ("\x1b", "\x07", "\x9b", "\u202e"):
+        assert obeyed not in out.getvalue() + err.getvalue()
+    code, piped, _ = run(capsys, "search", "agencies", "--ssn", "00-0000001", "--format", "json")
+    [firm] = json.loads(piped)["NiprFirmsSummaryInfo"]["Firms"]
+    assert code == 0 and firm["FirmName"] == OBEYED_NAME
 
 
 def test_a_timeout_exits_3(capsys, config_file, tmp_path):

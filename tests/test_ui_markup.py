@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 from textual.widgets import Collapsible, Input, Label, Select, Static
+from textual.widgets._toast import Toast
 from ui_support import SIZE, settle, shown
 
 from tui_app.config import Environment, default_config, save_config
@@ -92,3 +93,36 @@ async def test_a_choice_from_a_file_that_is_none_of_the_choices_is_shown_as_it_i
         assert isinstance(select, Select) and select.value == "[/x]"
         shown = str(select.query_one("SelectCurrent Static", Static).render())
         assert shown == "[/x] (not one of the choices)"
+
+
+OBEYED = "O\x1b]0;pwned\x07\x1b[31mHara\x9b2J\u202egnp.exe"
+"""A name a terminal would obey: retitle the window, turn red, clear the screen (8-bit
+CSI) and show what follows backwards."""
+
+
+async def test_what_a_terminal_would_obey_is_shown_not_sent(ui_app):
+    """Seen (QA): an order draft whose name held an ESC sequence recoloured its field, as
+    Rich and Textual pass ESC through to the terminal. Every widget now shows a picture
+    of such a character, one for one, in a field, a table, a notification."""
+    app = ui_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        await app.switch_mode("profiles")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ProfilesScreen)
+        agent = copy.deepcopy(DEMO_AGENT)
+        agent["Demographic"]["LastName"] = OBEYED
+        await screen.show_profile("agent", agent)
+        field = await screen.editor.form.reveal("Demographic.LastName")
+        await settle(app, pilot)
+        assert isinstance(field, Input) and field.value == OBEYED  # the value is kept whole
+        app.notify(f"Refused: {OBEYED}")
+        await settle(app, pilot)
+        picture = app.export_screenshot()  # what the terminal is sent, drawn
+        for obeyed in ("\x1b", "\x07", "\x9b", "\u202e"):
+            assert obeyed not in picture
+        pictured = "O␛]0;pwned␇␛[31mHara�2J�gnp.exe"
+        assert pictured in field.render_line(0).text
+        [toast] = app.screen.query(Toast)
+        assert pictured in str(toast.render())

@@ -9,14 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import date
 
 from tui_app.bulk.commands import add_bulk_parser
 from tui_app.shell.parsers import COMMANDS as SHELL_COMMANDS
 from tui_app.shell.parsers import add_parsers, finite_number, user_path
 from tui_app.watch.commands import add_watch_parser
-from tui_app.words import counted
+from tui_app.words import OBEYED, counted
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -135,7 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tui_app.config import ConfigError
 
     try:
-        code = _run(args)
+        with _shown_on_terminal(args.command in TEXT_COMMANDS):
+            code = _run(args)
         sys.stdout.flush()  # a reader gone shows here, not in the interpreter's last flush
         return code
     except ConfigError as exc:
@@ -146,6 +148,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into head: the reader has what it wanted
         _quiet_stdout()
         return 0
+
+
+TEXT_COMMANDS = frozenset({"config", "bulk", "watch", *SHELL_COMMANDS})
+"""Commands that print text for a person: tables, messages, the service's own words."""
+
+_SHOWN = {code: shown for code, shown in OBEYED.items() if code != 0x0D}
+"""What a terminal would obey, less carriage return: the progress lines redraw with it
+(and a table's cells hold no CR: each cell's white space is made one space)."""
+
+
+class _TerminalText:
+    """A terminal's text stream that shows, instead of sending, the characters a terminal
+    would obey (:data:`tui_app.words.OBEYED`)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(text.translate(_SHOWN))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def _shown_on_terminal(wanted: bool) -> Iterator[None]:
+    """An ESC sequence in a name the service sent, or in a file's line, recolours or
+    retitles a terminal (or writes its clipboard): on a terminal it is shown instead.
+    Output piped to a program stays exactly what the service sent."""
+    saved = sys.stdout, sys.stderr
+    if wanted:
+        sys.stdout, sys.stderr = (
+            _TerminalText(stream) if stream.isatty() else stream for stream in saved
+        )
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 def _run(args: argparse.Namespace) -> int:

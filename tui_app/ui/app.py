@@ -25,6 +25,7 @@ from textual.widgets import Footer
 
 from tui_app.client.errors import ClientError
 from tui_app.config import Config, ConfigError, Environment, save_change
+from tui_app.ui import shown_text
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.themes import load_themes
@@ -144,6 +145,7 @@ class ProducerApp(App[None]):
         self, config: Config, env_name: str | None = None, *, today: date | None = None
     ) -> None:
         super().__init__()
+        shown_text.install()
         self.config = config
         name = env_name or config.active
         self.env: Environment = config.environments[name]
