@@ -310,8 +310,9 @@ def test_a_file_that_is_not_utf8_is_named_by_its_line(config_file: Path) -> None
     config_file.write_bytes(b'active = "sandbox"\ntheme = "caf\xe9"\n')
     with pytest.raises(ConfigError) as caught:
         load_config()
-    assert (
-        str(caught.value) == f"{config_file}:2: not UTF-8 text (byte 0xe9): save the file as UTF-8"
+    assert str(caught.value) == (
+        f"{config_file}: line 2 is not UTF-8 text (byte 13 of the line, 0xe9); "
+        "save the file as UTF-8"
     )
 
 

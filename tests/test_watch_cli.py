@@ -114,6 +114,16 @@ def test_bad_input_exits_2_naming_it(sandbox, capsys, args, message):
     assert code == 2 and message in err
 
 
+def test_a_roster_that_is_not_utf8_is_named_by_its_line(sandbox, capsys, tmp_path):
+    """Seen (QA): a Latin-1 CSV printed Python's "'utf-8' codec can't decode byte 0xe9 in
+    position 16", a position nobody can find."""
+    embedded(sandbox)
+    roster = tmp_path / "roster.csv"
+    roster.write_bytes(b"npn,name\n123,Jos\xe9\n")
+    code, _, err = run(capsys, "add", "--file", str(roster))
+    assert code == 2 and f"{roster}: line 2 is not UTF-8 text (byte 8 of the line, 0xe9)" in err
+
+
 def test_an_unreachable_service_exits_3_and_leaves_the_check_to_carry_on(config_file, capsys):
     write_served_config(config_file, "http://127.0.0.1:9")
     assert run(capsys, "add", "19000001", "19000002")[0] == 0

@@ -472,10 +472,9 @@ def _read_config(path: Path) -> Config | None:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise ConfigError(
-            f"{path}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x}): save the file as UTF-8"
-        ) from None
+        from tui_app.wire.errors import not_utf8
+
+        raise ConfigError(f"{path}: {not_utf8(raw, exc)}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -31,6 +31,7 @@ from tui_app.contract.base import lower_first
 from tui_app.contract.bulk import GUID, BulkItem
 from tui_app.contract.errors import field_errors
 from tui_app.contract.profile import AgencyRecord, AgentRecord
+from tui_app.wire.errors import not_utf8
 from tui_app.wire.ndjson import Line, RawLine, read_lines
 
 Record = AgentRecord | AgencyRecord
@@ -109,14 +110,7 @@ def _check_text(path: Path, head: bytes, truncated: bool) -> None:
     except UnicodeDecodeError as exc:
         # A multi-byte character cut by the end of the sample is not an error.
         if not (truncated and exc.reason == "unexpected end of data"):
-            # Where an editor finds it: the line, and the byte within that line. (A file in
-            # another encoding is refused whole: its other lines are most likely garbled.)
-            line = head.count(b"\n", 0, exc.start) + 1
-            at = exc.start - (head.rfind(b"\n", 0, exc.start) + 1) + 1
-            raise SourceError(
-                f"{path}: line {line} is not UTF-8 text (byte {at} of the line, "
-                f"{head[exc.start]:#04x}); save the file as UTF-8"
-            ) from None
+            raise SourceError(f"{path}: {not_utf8(head, exc)}") from None
 
 
 def _fingerprint(file: IO[bytes]) -> Fingerprint:

@@ -44,7 +44,7 @@ def read_order(path: Path) -> dict:
     """An order file as a dict: JSON, or XML with root ``<Order>`` (as the TUI saves
     drafts). Raises ``Usage``."""
     from tui_app.contract.order import Order
-    from tui_app.wire.errors import WireError
+    from tui_app.wire.errors import WireError, not_utf8
 
     try:
         raw = path.read_bytes()
@@ -59,8 +59,8 @@ def read_order(path: Path) -> dict:
             values = load_xml_data(raw, Order, "Order")
         else:
             values = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise Usage(f"{path}: is not UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        raise Usage(f"{path}: {not_utf8(raw, exc)}") from None
     except json.JSONDecodeError as exc:
         raise Usage(f"{path}: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except (WireError, RecursionError) as exc:

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui_app.wire.errors import not_utf8
+
 NPN_MAX = 2**31 - 1
 NPN_KEYS = ("npn", "niprnumber", "nipr")
 PROFILE_KEYS = ("profilekey",)
@@ -123,9 +125,13 @@ def _ndjson_rows(path: Path, text: str):
 
 def _text(path: Path) -> str:
     try:
-        return path.read_text("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RosterError([f"{path}: {getattr(exc, 'strerror', None) or exc}"]) from None
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise RosterError([f"{path}: {exc.strerror or exc}"]) from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RosterError([f"{path}: {not_utf8(raw, exc)}"]) from None
 
 
 def _export_rows(path: Path):
