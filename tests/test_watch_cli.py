@@ -106,6 +106,8 @@ def test_days_narrow_what_expires(sandbox, capsys):
         (("add", "--file", "missing.csv"), "missing.csv: No such file"),
         (("check",), "the roster of sandbox is empty"),
         (("check", "--days", "-1"), "--days must be between 0 and 3650"),
+        (("check", "--report", "."), "--report . is a folder: give the report's file name"),
+        (("check", "--report", "none/r.csv"), "--report none/r.csv: there is no folder none"),
     ],
 )
 def test_bad_input_exits_2_naming_it(sandbox, capsys, args, message):

@@ -138,8 +138,13 @@ def _check(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -
     if rate < 0:
         raise _Usage("--rate must be 0 or more")
     report: Path | None = args.report
-    if report is not None and report.exists() and not args.force:
-        raise _Usage(f"{report} exists; give --force to replace it")
+    if report is not None:  # refused now, not after a check of minutes
+        if report.is_dir():
+            raise _Usage(f"--report {report} is a folder: give the report's file name")
+        if not report.parent.is_dir():
+            raise _Usage(f"--report {report}: there is no folder {report.parent}")
+        if report.exists() and not args.force:
+            raise _Usage(f"{report} exists; give --force to replace it")
     if asyncio.run(db.call(WatchStore.roster_size, name)) == 0:
         raise _Usage(f"the roster of {name} is empty: add NPNs with `producer-tui watch add`")
     today = args.today or env.today or date.today()
