@@ -4,6 +4,7 @@ in the palette, a new search or environment leaves nothing stale behind."""
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent
 from ui_support import SIZE, settle, shown
@@ -81,6 +82,33 @@ async def test_keys_typed_at_once_follow_the_focus_a_key_moves(ui_app):
             keys_at_once(app, key, "1", "2")
             await pilot.pause()
             assert app.screen.query_one(field, Input).value == "12", field
+
+
+@pytest.mark.parametrize(
+    ("area_key", "key"),
+    [("2", "f6"), ("2", "f7"), ("3", "f6"), ("3", "f7")],  # orders, profiles
+)
+async def test_a_path_typed_straight_after_the_key_that_asks_for_it_goes_to_the_dialog(
+    ui_app, area_key, key
+):
+    """Seen (QA): F7 in Orders and a path typed at once: the letters went into the order
+    field behind the dialog (the dialog was shown from a worker, a moment later), and the
+    dialog opened with its suggestion."""
+    from tui_app.ui.screens.dialogs import PathScreen
+
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await area(app, pilot, area_key)
+        behind = app.screen.query(Input).first()
+        behind.focus()
+        await pilot.pause()
+        before = behind.value
+        keys_at_once(app, key, *"xy.json")
+        await pilot.pause()
+        assert isinstance(app.screen, PathScreen)
+        assert app.screen.query_one(Input).value == "xy.json"
+        assert behind.value == before
 
 
 async def test_esc_out_of_a_record_opened_by_npn_makes_the_next_key_a_command(ui_app):

@@ -3,6 +3,8 @@ habits every area shares: Esc leaves a text field first and backs out second."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual import events, messages
@@ -14,7 +16,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-from tui_app.ui.screens.dialogs import ConfirmScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.typed_app import OfProducerApp
 from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -54,6 +56,16 @@ class ProducerScreen(OfProducerApp, Screen):
         """The app's: plain text unless asked. (Textual's own widget ``notify`` asks for
         markup, so a path holding ``[/x]`` in a message ended the app.)"""
         self.app.notify(message, **options)
+
+    def ask_path(self, title: str, default: str, then: Callable[[Path | None], object]) -> None:
+        """Ask for a file's path, then pass it (``None``: cancelled) to ``then``, a worker.
+        The dialog shows at once, not from that worker: keys typed straight after the key
+        that asked (a path pasted, over SSH) go to it, not to the field behind (QA). Its
+        key must be a priority binding, so that it acts as it arrives too. Asked again
+        while a dialog is up (a button clicked twice), nothing more opens."""
+        if self.app.screen is not self:
+            return
+        self.app.push_screen(PathScreen(title, default), then)  # type: ignore[arg-type]
 
     def _on_screen_suspend(self) -> None:
         self._styles_current = False

@@ -8,6 +8,8 @@ nothing here waits on the journal; the job's progress is read again every second
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -36,7 +38,7 @@ from tui_app.ui.bulk_words import (
     outcome_words,
 )
 from tui_app.ui.screens.base import HELP_KEY, ProducerScreen
-from tui_app.ui.screens.dialogs import PathScreen, may_replace
+from tui_app.ui.screens.dialogs import may_replace
 from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -78,8 +80,8 @@ class BulkJobScreen(ProducerScreen):
         HELP_KEY,
         Binding("escape", "app.pop_screen", "Back", id="bulk.back"),
         Binding("f5", "retry", "Retry retryable", tooltip="Send the retryable failures again", id="bulk.retry"),
-        Binding("f6", "save_report", "Save report", tooltip="report.csv and failed.ndjson", id="bulk.report"),
-        Binding("f7", "save_failed", "Save failed", tooltip="The failed lines, as NDJSON to fix", id="bulk.save_failed"),
+        Binding("f6", "save_report", "Save report", tooltip="report.csv and failed.ndjson", id="bulk.report", priority=True),
+        Binding("f7", "save_failed", "Save failed", tooltip="The failed lines, as NDJSON to fix", id="bulk.save_failed", priority=True),
         Binding("f8", "verify", "Verify unknown", tooltip="Read the unknown lines' profiles back", id="bulk.verify"),
         Binding("n", "page(1)", "Next page", id="bulk.next_page"),
         Binding("p", "page(-1)", "Prev page", id="bulk.prev_page"),
@@ -270,17 +272,21 @@ class BulkJobScreen(ProducerScreen):
         # turned UNKNOWN and back between two reads), so they cannot tell: reload.
         self.refresh_job(lines_changed=True)
 
+    def action_save_report(self) -> None:
+        self.ask_path("Save the report as (CSV; the lines to fix go to failed.ndjson beside it)",
+                      str(self._report_default()), self._save_report)  # fmt: skip
+
+    def _report_default(self) -> Path:
+        path = self.seen.job.path
+        return path.with_name(f"{path.stem}-report.csv")
+
     @work(exclusive=True, group="bulk-save")
-    async def action_save_report(self) -> None:
+    async def _save_report(self, out: Path | None) -> None:
         job = self.seen.job
-        default = job.path.with_name(f"{job.path.stem}-report.csv")
-        out = await self.app.push_screen_wait(PathScreen(
-            "Save the report as (CSV; the lines to fix go to failed.ndjson beside it)",
-            str(default)))  # fmt: skip
         if out is None:
             return
         if out.is_dir():
-            out = out / default.name
+            out = out / self._report_default().name
         failed = out.with_name("failed.ndjson")
         if failed.resolve() == job.path.resolve():  # resubmitting an earlier failed.ndjson
             failed = out.with_name(f"{out.stem}-failed.ndjson")
@@ -298,20 +304,25 @@ class BulkJobScreen(ProducerScreen):
         self.notify(f"{report.csv_path} ({report.rows:,} lines); {report.failed_lines:,} lines "
                     f"to fix in {report.failed_path}", title="Report saved")  # fmt: skip
 
-    @work(exclusive=True, group="bulk-save")
-    async def action_save_failed(self) -> None:
+    def action_save_failed(self) -> None:
         job = self.seen.job
         if not job.counts.failed + job.counts.invalid:
             self.notify(f"Job {job.id} has no failed or invalid lines: nothing to save.")
             return
-        default = job.path.with_name(f"{job.path.stem}-failed.ndjson")
-        out = await self.app.push_screen_wait(PathScreen(
-            "Save the failed and invalid lines as (NDJSON, as they were in the file)",
-            str(default)))  # fmt: skip
+        self.ask_path("Save the failed and invalid lines as (NDJSON, as they were in the file)",
+                      str(self._failed_default()), self._save_failed)  # fmt: skip
+
+    def _failed_default(self) -> Path:
+        path = self.seen.job.path
+        return path.with_name(f"{path.stem}-failed.ndjson")
+
+    @work(exclusive=True, group="bulk-save")
+    async def _save_failed(self, out: Path | None) -> None:
+        job = self.seen.job
         if out is None:
             return
         if out.is_dir():
-            out = out / default.name
+            out = out / self._failed_default().name
         if not await may_replace(self.app, [out]):
             return
         try:

@@ -9,6 +9,7 @@ data set, or naming one the interface does not list, is sent with a warning (iss
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
@@ -23,7 +24,7 @@ from tui_app.contract.export import AgencyExportRequest, AgentExportRequest, Exp
 from tui_app.export_files import export_paths, save_export
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import PathScreen, file_problem, may_replace
+from tui_app.ui.screens.dialogs import file_problem, may_replace
 from tui_app.ui.typed_app import screen_as
 from tui_app.ui.widgets.export_tree import (
     PAGE,
@@ -179,18 +180,19 @@ class ExportScreen(AreaScreen):
     # --- saving, editing ---
 
     @on(Button.Pressed, "#export-save")
-    @work(exclusive=True, group="export-file")
-    async def action_save(self) -> None:
+    def action_save(self) -> None:
         if self.result is None or self.fetched is None:
             self.notify("Fetch an export first (F5).", severity="warning")
             return
-        path = await self.app.push_screen_wait(
-            PathScreen(
-                "Save the export as .json, or as .csv (one file per data set)",
-                f"export-{self.fetched[0]}-{self.fetched[1]}.json",
-            )
+        self.ask_path(
+            "Save the export as .json, or as .csv (one file per data set)",
+            f"export-{self.fetched[0]}-{self.fetched[1]}.json",
+            self._save,
         )
-        if path is None:
+
+    @work(exclusive=True, group="export-file")
+    async def _save(self, path: Path | None) -> None:
+        if path is None or self.result is None:
             return
         try:
             if not await may_replace(self.app, export_paths(self.result, path)):

@@ -4,6 +4,7 @@ every order filed from this machine until it reaches a final status."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -30,7 +31,7 @@ from tui_app.tracking import OrderBook
 from tui_app.ui.fields import misfits
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
+from tui_app.ui.screens.dialogs import ConfirmScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import ModelForm
 from tui_app.ui.widgets.plain_table import PlainTable
 from tui_app.ui.widgets.text_input import TextInput
@@ -118,8 +119,8 @@ class OrdersScreen(AreaScreen):
     AUTO_FOCUS = "#ptype"
     BINDINGS = [
         Binding("f5", "submit", "Submit", id="orders.submit"),
-        Binding("f6", "save_draft", "Save draft", id="orders.save_draft"),
-        Binding("f7", "load_draft", "Load draft", id="orders.load_draft"),
+        Binding("f6", "save_draft", "Save draft", id="orders.save_draft", priority=True),
+        Binding("f7", "load_draft", "Load draft", id="orders.load_draft", priority=True),
         Binding("f8", "tab('file')", "Form", id="orders.form"),
         Binding("f9", "tab('tracking')", "Tracking", id="orders.tracking"),
         Binding("f10", "refresh", "Refresh", id="orders.refresh"),
@@ -309,11 +310,11 @@ class OrdersScreen(AreaScreen):
     # --- drafts ---
 
     @on(Button.Pressed, "#save-draft")
+    def action_save_draft(self) -> None:
+        self.ask_path("Save the draft as (.json or .xml)", "order-draft.json", self._save_draft)
+
     @work(exclusive=True, group="draft")
-    async def action_save_draft(self) -> None:
-        path = await self.app.push_screen_wait(
-            PathScreen("Save the draft as (.json or .xml)", "order-draft.json")
-        )
+    async def _save_draft(self, path: Path | None) -> None:
         if path is None:
             return
         try:
@@ -329,11 +330,11 @@ class OrdersScreen(AreaScreen):
         self.notify(f"Draft saved to {path}")
 
     @on(Button.Pressed, "#load-draft")
+    def action_load_draft(self) -> None:
+        self.ask_path("Load a draft (.json or .xml)", "order-draft.json", self._load_draft)
+
     @work(exclusive=True, group="draft")
-    async def action_load_draft(self) -> None:
-        path = await self.app.push_screen_wait(
-            PathScreen("Load a draft (.json or .xml)", "order-draft.json")
-        )
+    async def _load_draft(self, path: Path | None) -> None:
         if path is None:
             return
         try:

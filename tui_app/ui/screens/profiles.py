@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -36,7 +37,7 @@ from tui_app.pii import mask_tree
 from tui_app.private_files import write_private
 from tui_app.ui.fields import check
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen, file_problem, may_replace
+from tui_app.ui.screens.dialogs import ConfirmScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import widget_id
 from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
 from tui_app.wire.xml import readable_xml
@@ -71,8 +72,8 @@ class ProfilesScreen(AreaScreen):
         Binding("f3", "new", "New", tooltip="An empty form", id="profiles.new"),
         Binding("f4", "preview", "Preview XML", tooltip="The document an import sends", id="profiles.preview"),
         Binding("f5", "import", "Import", tooltip="Send it to the single import", id="profiles.import"),
-        Binding("f6", "save", "Save", tooltip=".xml, or an .ndjson bulk line", id="profiles.save"),
-        Binding("f7", "load", "Load", tooltip=".xml or .ndjson", id="profiles.load"),
+        Binding("f6", "save", "Save", tooltip=".xml, or an .ndjson bulk line", id="profiles.save", priority=True),
+        Binding("f7", "load", "Load", tooltip=".xml or .ndjson", id="profiles.load", priority=True),
         Binding("f8", "add_contact", "Add contact", tooltip="A new contact of the agency", id="profiles.add_contact"),
         Binding("f9", "remove_contact", "Remove contact", tooltip="The one you are in", id="profiles.remove_contact"),
     ]
@@ -296,14 +297,15 @@ class ProfilesScreen(AreaScreen):
         return f"{editor.kind}-{editor.data().get('ProfileKey') or 'profile'}.xml"
 
     @on(Button.Pressed, "#profile-save")
-    @work(exclusive=True, group="profile-file")
-    async def action_save(self) -> None:
-        path = await self.app.push_screen_wait(
-            PathScreen(
-                "Save the profile as .xml, or as .ndjson (one bulk import line)",
-                self._default_path(),
-            )
+    def action_save(self) -> None:
+        self.ask_path(
+            "Save the profile as .xml, or as .ndjson (one bulk import line)",
+            self._default_path(),
+            self._save,
         )
+
+    @work(exclusive=True, group="profile-file")
+    async def _save(self, path: Path | None) -> None:
         if path is None:
             return
         try:
@@ -343,11 +345,13 @@ class ProfilesScreen(AreaScreen):
         self.notify(f"Saved to {path.absolute()}{note}")
 
     @on(Button.Pressed, "#profile-load")
-    @work(exclusive=True, group="profile-file")
-    async def action_load(self) -> None:
-        path = await self.app.push_screen_wait(
-            PathScreen("Load a profile (.xml, or .ndjson: its first line)", self._default_path())
+    def action_load(self) -> None:
+        self.ask_path(
+            "Load a profile (.xml, or .ndjson: its first line)", self._default_path(), self._load
         )
+
+    @work(exclusive=True, group="profile-file")
+    async def _load(self, path: Path | None) -> None:
         if path is None:
             return
         try:
