@@ -54,3 +54,13 @@ async def test_the_app_starts_and_says_so(ui_app) -> None:
         notes = [n.message for n in shown(app)]
         assert any(n.startswith("keys: no binding has the id 'nonexistent.binding'") for n in notes)
         assert any(n.startswith("theme: no theme named 'no-such-theme'") for n in notes)
+
+
+def test_a_key_taken_from_another_binding_is_a_problem_and_swapped_keys_are_not() -> None:
+    """Seen (QA): ``orders.submit = "f6"`` passed `config check`, and Save draft was then
+    left with no key at all, without a word."""
+    assert config_problems(config(keys={"orders.submit": "f6"})) == [
+        "keys: orders.submit = 'f6' takes f6 from orders.save_draft, which is left without a key"
+    ]
+    swapped = {"orders.submit": "f6", "orders.save_draft": "f5"}
+    assert config_problems(config(keys=swapped)) == []
