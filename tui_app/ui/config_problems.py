@@ -30,7 +30,7 @@ def _nodes() -> list[type[DOMNode]]:
     for package in (screens, widgets):
         for module in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"{package.__name__}.{module.name}")
-    nodes = [app.ProducerApp, *_subclasses(DOMNode)]
+    nodes: list[type[DOMNode]] = [app.ProducerApp, *_subclasses(DOMNode)]
     return [node for node in nodes if node.__module__.startswith("tui_app.")]
 
 
