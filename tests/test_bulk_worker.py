@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 from bulk_support import agent, agents, envelope, received, write_ndjson, write_served_config
 from sandbox_server import serve
 
+from tui_app.bulk import worker
 from tui_app.bulk.background import WORKER_NICENESS
 from tui_app.bulk.journal import STOPPED, Journal, journal_path
 from tui_app.bulk.pipeline import DELAYS_VARIABLE
@@ -290,6 +292,62 @@ def test_retry_sends_the_retryable_failures_again(capsys, config_file, tmp_path,
         assert journal.job(job_id).counts.completed == 5
     code, _, err = bulk(capsys, "retry", job_id)
     assert code == 0 and "no retryable failure" in err
+
+
+def test_a_large_job_on_the_embedded_sandbox_serves_it_from_a_process_of_its_own(
+    capsys, config_file, seeded_sandbox_db, tmp_path, monkeypatch
+):
+    """Issue 12: in the TUI a job of 100,000 records took 38.7 s (2,584 a second): the
+    pipeline and the embedded sandbox shared the worker's interpreter, where the CLI sent
+    7,174 a second to a served sandbox. A large file's job now serves the embedded
+    sandbox from a process of its own, over the same database, behind a token."""
+    import tui_app.sandbox.process
+
+    monkeypatch.setenv(DELAYS_VARIABLE, "0.02")
+    monkeypatch.setattr(worker, "SANDBOX_APART_FROM", 0)  # this small file counts as large
+    started = []
+    real = tui_app.sandbox.process.served
+
+    def served(db, *args):
+        started.append((db, args))
+        return real(db, *args)
+
+    monkeypatch.setattr(tui_app.sandbox.process, "served", served)
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text('active = "sb"\n\n[environments.sb]\nembedded = true\n')
+    db = data_dir() / "sandbox-42.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(seeded_sandbox_db, db)  # as the app left it: seeded
+    path = write_ndjson(tmp_path / "big.ndjson", agents("APART", 5))
+    code, _, err = bulk(capsys, "submit", str(path), "--wait")
+    assert code == 0, err
+    [(used, args)] = started
+    assert used == db and "--token-env" in args and "--exit-with-parent" in args
+    assert sorted(received(db).values()) == [1] * 5  # in the store the app reads
+
+
+def test_a_sandbox_served_for_a_worker_ends_when_the_worker_is_killed(tmp_path):
+    """A worker killed outright (kill -9) must not leave its sandbox serving on."""
+    parent = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import sys, time; from tui_app.sandbox.process import served\n"
+            f"with served({str(tmp_path / 'sb.db')!r}, '--size', '50', '--exit-with-parent') as s:\n"
+            "    print(s.process.pid, flush=True); time.sleep(600)"
+        )],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert parent.stdout is not None
+    server = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+
+    def gone() -> bool:
+        try:  # a zombie is gone too: its parent is dead, so init reaps it soon
+            return Path(f"/proc/{server}/stat").read_text().split()[2] == "Z"
+        except FileNotFoundError:
+            return True
+
+    wait_for(gone, timeout=20)
 
 
 def test_no_file_is_replaced_unasked_and_status_filters_by_environment(capsys, served, tmp_path):

@@ -72,6 +72,17 @@ def _parser() -> argparse.ArgumentParser:
         "--fail-rate", type=_rate, default=0.0, help="share of transient, retryable failures (0..1)"
     )
     serve.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="stop when the process that started this one ends (a bulk worker's own sandbox)",
+    )
+    serve.add_argument(
+        "--bulk-fail-rate",
+        type=_rate,
+        help="share of bulk records failing transiently, whole requests never (default: "
+        "--fail-rate; an embedded environment's bulk_fail_rate)",
+    )
+    serve.add_argument(
         "--latency-ms",
         type=_non_negative,
         default=0,
@@ -329,9 +340,11 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         token=token,
         max_bulk_records=args.max_bulk_records,
         fail_rate=args.fail_rate,
+        bulk_fail_rate=args.bulk_fail_rate,
         latency_ms=args.latency_ms,
         step_seconds=args.step_seconds,
         today=args.today,
         import_rules=args.import_rules,
         dialect=args.dialect,
+        parent=os.getppid() if args.exit_with_parent else None,
     )

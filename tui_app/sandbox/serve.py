@@ -7,6 +7,7 @@ lifespan shutdown, which stops the bulk worker and closes the database.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import sqlite3
@@ -31,12 +32,14 @@ def serve(
     size: int,
     token: str | None,
     fail_rate: float,
+    bulk_fail_rate: float | None = None,
     max_bulk_records: int = 1000,
     latency_ms: int,
     step_seconds: float,
     today: date | None,
     import_rules: Path | None,
     dialect: str = "native",
+    parent: int | None = None,
 ) -> int:
     settings = SandboxSettings(
         db_path=db,
@@ -45,6 +48,7 @@ def serve(
         token=token,
         max_bulk_records=max_bulk_records,
         fail_rate=fail_rate,
+        bulk_fail_rate=bulk_fail_rate,
         latency_ms=latency_ms,
         step_seconds=step_seconds,
         import_rules=import_rules,
@@ -68,7 +72,7 @@ def serve(
         print(f"producer-tui: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
         return 2
     server = _Server(uvicorn.Config(wrap(app, dialect), log_level="warning"))
-    return asyncio.run(_run(server, sock, host))
+    return asyncio.run(_run(server, sock, host, parent))
 
 
 def open_sandbox(settings: SandboxSettings) -> Sandbox:
@@ -102,11 +106,20 @@ class _Server(uvicorn.Server):
         yield
 
 
-async def _run(server: uvicorn.Server, sock: socket.socket, host: str) -> int:
+async def _exit_with(parent: int, server: uvicorn.Server) -> None:
+    """Stop once the process ``parent`` is gone (a bulk worker killed outright): a
+    sandbox served for one process must not outlive it, holding a port."""
+    while os.getppid() == parent:
+        await asyncio.sleep(0.5)
+    server.should_exit = True
+
+
+async def _run(server: uvicorn.Server, sock: socket.socket, host: str, parent: int | None) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, setattr, server, "should_exit", True)
     task = asyncio.create_task(server.serve(sockets=[sock]))
+    watch = asyncio.create_task(_exit_with(parent, server)) if parent is not None else None
     while not server.started and not task.done():
         await asyncio.sleep(0.02)
     if server.started:
@@ -118,4 +131,6 @@ async def _run(server: uvicorn.Server, sock: socket.socket, host: str) -> int:
             flush=True,
         )
     await task
+    if watch is not None:
+        watch.cancel()
     return 0 if server.started else 1
