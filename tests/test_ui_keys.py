@@ -465,3 +465,26 @@ async def test_a_field_given_the_focus_keeps_its_text_and_the_cursor_goes_to_its
             await pilot.pause()
             await pilot.press("3")
             assert box.value == "123", field
+
+
+async def test_buttons_and_hints_name_a_remapped_key_as_it_is(ui_app):
+    """Seen (QA): with ``orders.submit = "f12"`` under [keys], the Submit button and the
+    form's hint still said F5 (which then did nothing)."""
+    from textual.widgets import Button
+
+    from tui_app.config import default_config, save_config
+
+    keys = {"orders.submit": "f12", "export.fetch": "f11", "bulk.submit": "f12"}
+    save_config(default_config().model_copy(update={"keys": keys}))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for area_key, button, words, hint in [
+            ("2", "#submit", "Submit  F12", ("#order-result", "press F12 to submit")),
+            ("5", "#export-fetch", "Fetch  F11", ("#export-info", "press F11 (or Enter)")),
+            ("4", "#bulk-submit", "Submit  F12", ("#bulk-preflight", "submit it (F12)")),
+        ]:
+            await pilot.press("escape")
+            await area(app, pilot, area_key)
+            assert str(app.screen.query_one(button, Button).label) == words
+            assert hint[1] in str(app.screen.query_one(hint[0], Static).render())

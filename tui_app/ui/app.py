@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import re
 from collections.abc import Iterable
 from datetime import date
 from functools import partial
@@ -427,13 +428,26 @@ class ProducerApp(App[None]):
         )
         yield from self._binding_commands(screen)
 
-    def _remapped(self, node: DOMNode) -> BindingsMap:
+    def _remapped(self, node: DOMNode | type[DOMNode]) -> BindingsMap:
         """``node``'s bindings with the keys the config's ``[keys]`` gave them."""
-        remapped = node._bindings.copy()
+        bindings = node._merged_bindings if isinstance(node, type) else node._bindings
+        remapped = (bindings or BindingsMap()).copy()
         remapped.apply_keymap(self._keymap)
         return remapped
 
-    def _keys_by_id(self, node: DOMNode) -> dict[str, str]:
+    def key_of(self, node: DOMNode | type[DOMNode], binding_id: str) -> str:
+        """How the key of ``node``'s binding ``binding_id`` shows, as ``[keys]`` has it
+        ("F5"), for words that name it; "(no key)" if a remapping took it away. ``node``
+        may be a screen class, for a key of a screen not open yet."""
+        shown = self._keys_by_id(node).get(binding_id)
+        if shown is None:
+            return "(no key)"
+        # In words a function key reads as on the keyboard: F5, where the footer says f5.
+        return " or ".join(
+            key.upper() if re.fullmatch(r"f\d{1,2}", key) else key for key in shown.split(" or ")
+        )
+
+    def _keys_by_id(self, node: DOMNode | type[DOMNode]) -> dict[str, str]:
         """How the keys of each of ``node``'s bindings show, by the binding's id."""
         shown: dict[str, list[str]] = {}
         for bindings in self._remapped(node).key_to_bindings.values():

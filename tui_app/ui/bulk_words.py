@@ -74,7 +74,7 @@ def line_cells(line: LineOutcome, problem_width: int) -> tuple[str | Text, ...]:
     )
 
 
-def preflight_text(found: Preflight, submitted: str | None = None) -> Text:
+def preflight_text(found: Preflight, submit_key: str, submitted: str | None = None) -> Text:
     """The pre-flight summary: counts in words, what happens next (or the job it became),
     then the first problems by line."""
     text = Text()
@@ -95,7 +95,7 @@ def preflight_text(found: Preflight, submitted: str | None = None) -> Text:
         elif found.valid == 0:
             text.append("\nNo record is valid: fix the file before submitting it.")
         else:
-            text.append(f"\nF5 submits the {found.valid:,} valid records")
+            text.append(f"\n{submit_key} submits the {found.valid:,} valid records")
             if found.invalid:
                 text.append("; the invalid ones are listed in the job's report")
             text.append(".")

@@ -57,6 +57,12 @@ class ProducerScreen(OfProducerApp, Screen):
         markup, so a path holding ``[/x]`` in a message ended the app.)"""
         self.app.notify(message, **options)
 
+    def key(self, binding_id: str) -> str:
+        """How the key of this screen's binding ``binding_id`` shows now ("F5"): hints,
+        buttons and messages name keys by it, so a key remapped under ``[keys]`` is
+        named as it is (they said F5 after Submit had moved to F12)."""
+        return self.app.key_of(self, binding_id)
+
     def ask_path(self, title: str, default: str, then: Callable[[Path | None], object]) -> None:
         """Ask for a file's path, then pass it (``None``: cancelled) to ``then``, a worker.
         The dialog shows at once, not from that worker: keys typed straight after the key

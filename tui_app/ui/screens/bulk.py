@@ -109,14 +109,16 @@ class BulkScreen(AreaScreen):
                 placeholder="path/to/records.ndjson  (Tab completes, Enter checks)",
                 id="bulk-path",
             )
-            yield Button("Check  F3", id="bulk-check")
-            yield Button("Submit  F5", id="bulk-submit", variant="primary")
+            yield Button(f"Check  {self.key('bulk.check')}", id="bulk-check")
+            yield Button(f"Submit  {self.key('bulk.submit')}", id="bulk-submit",
+                         variant="primary")  # fmt: skip
         # Scrolls (Tab reaches it): a check's list of bad lines is longer than a small
         # terminal has rows for.
         with VerticalScroll(id="bulk-preflight-box"):
             yield Static(
-                "Pick an NDJSON file of agent and agency records (F2), check it (Enter), "
-                "submit it (F5). Jobs run in the background and keep running after you quit.",
+                f"Pick an NDJSON file of agent and agency records ({self.key('bulk.pick')}), "
+                f"check it (Enter), submit it ({self.key('bulk.submit')}). Jobs run in the "
+                "background and keep running after you quit.",
                 id="bulk-preflight",
                 markup=False,
             )
@@ -202,7 +204,9 @@ class BulkScreen(AreaScreen):
     def _show_preflight(self, found: Preflight) -> None:
         if found.path != self._checking:
             return  # a late report about a file no longer being checked
-        self._tell(preflight_text(found), error=found.done and found.valid == 0)
+        self._tell(
+            preflight_text(found, self.key("bulk.submit")), error=found.done and found.valid == 0
+        )
 
     # --- submitting ---
 
@@ -210,8 +214,8 @@ class BulkScreen(AreaScreen):
     def action_submit(self) -> None:
         path = self._typed_path()
         if path is None:
-            self.notify("Pick a file first (F2): type its path, Tab completes.",
-                        severity="warning")  # fmt: skip
+            self.notify(f"Pick a file first ({self.key('bulk.pick')}): type its path, Tab "
+                        "completes.", severity="warning")  # fmt: skip
             self.action_pick_file()
             return
         self.submit_file(path)
@@ -242,7 +246,7 @@ class BulkScreen(AreaScreen):
         self.checked = None
         self.action_focus_jobs()
         if found is not None and found.path == job.path:
-            self._tell(preflight_text(found, submitted=job.id))
+            self._tell(preflight_text(found, self.key("bulk.submit"), submitted=job.id))
         else:
             self._tell(Text(f"{job.path.name}\n✓ Submitted as job {job.id}: it runs in the "
                             "background, and keeps running if you quit or lose the "
@@ -275,7 +279,8 @@ class BulkScreen(AreaScreen):
     def _selected(self) -> Attached | None:
         job_id = self._selected_id()
         if job_id is None:
-            self.notify("No job selected: pick one in the jobs table (F4).", severity="warning")
+            self.notify(f"No job selected: pick one in the jobs table ({self.key('bulk.jobs')}).",
+                        severity="warning")  # fmt: skip
             return None
         return self.seen.get(job_id)
 
@@ -286,8 +291,11 @@ class BulkScreen(AreaScreen):
         if seen.running:
             self.notify(f"Job {seen.job.id} is running.")
         elif seen.job.state == DONE:
+            from tui_app.ui.screens.bulk_job import BulkJobScreen
+
+            retry = self.app.key_of(BulkJobScreen, "bulk.retry")
             self.notify(f"Job {seen.job.id} is done. To send its retryable failures again, "
-                        "open it (F8) and press F5.")  # fmt: skip
+                        f"open it ({self.key('bulk.open')}) and press {retry}.")  # fmt: skip
         else:
             self.resume([seen])
 
@@ -334,8 +342,9 @@ class BulkScreen(AreaScreen):
         if others:
             n = len(unfinished) - len(here)
             self.notify(f"{counted(n, 'unfinished bulk job')} belong{'s' * (n == 1)} to "
-                        f"{', '.join(others)}: e shows every environment's jobs, F6 resumes "
-                        "the one selected.")  # fmt: skip
+                        f"{', '.join(others)}: {self.key('bulk.envs')} shows every "
+                        f"environment's jobs, {self.key('bulk.resume')} resumes the one "
+                        "selected.")  # fmt: skip
         if not here:
             return
         listing = "\n".join(f"  {s.job.id}  {clip(s.job.path.name, 24)}: "
@@ -349,7 +358,7 @@ class BulkScreen(AreaScreen):
             f"{'them' if n != 1 else 'it'} now? Each carries on where it stopped.",
             yes="Resume"))  # fmt: skip
         if not go:
-            self.notify("Resume a job later: select it and press F6.")
+            self.notify(f"Resume a job later: select it and press {self.key('bulk.resume')}.")
             return
         self.resume(here)
 
@@ -397,10 +406,12 @@ class BulkScreen(AreaScreen):
                         f"{c.invalid:,} invalid of {c.lines:,} lines.", title=title,
                         severity=severity)  # fmt: skip
         elif seen.died:
-            self.notify(f"It {seen.words()}. F6 resumes it, losing nothing.", title=title,
+            self.notify(f"It {seen.words()}. {self.key('bulk.resume')} resumes it, losing "
+                        "nothing.", title=title,
                         severity="error", timeout=10)  # fmt: skip
         else:
-            self.notify(f"Stopped: {job.message or 'for no reason given'}. F6 resumes it.",
+            self.notify(f"Stopped: {job.message or 'for no reason given'}. "
+                        f"{self.key('bulk.resume')} resumes it.",
                         title=title, severity="warning", timeout=10)  # fmt: skip
 
     def _cells(self, seen: Attached) -> tuple[str | Text, ...]:
@@ -481,13 +492,14 @@ class BulkScreen(AreaScreen):
         shown_text.append(f"  {seen.words()}  ·  {job.path.name}  ·  "
                           f"env {job.env}\n")  # fmt: skip
         shown_text.append(counts_words(job))
+        resume = self.key("bulk.resume")
         if seen.died:
-            shown_text.append("\nIts worker ended before the job did. F6 resumes it.")
+            shown_text.append(f"\nIts worker ended before the job did. {resume} resumes it.")
         elif job.state == STOPPED and job.message and not seen.running:
-            shown_text.append(f"\nStopped: {job.message}. F6 resumes it.")
+            shown_text.append(f"\nStopped: {job.message}. {resume} resumes it.")
         else:
-            shown_text.append(f"\nCreated {created_words(job)}  ·  Enter or F8: every "
-                              "line's outcome.")  # fmt: skip
+            shown_text.append(f"\nCreated {created_words(job)}  ·  Enter or "
+                              f"{self.key('bulk.open')}: every line's outcome.")  # fmt: skip
         text.update(shown_text)
 
     @on(DataTable.RowSelected, "#bulk-jobs")

@@ -38,7 +38,6 @@ from tui_app.words import counted
 
 KINDS = [("Agent", "agent"), ("Agency", "agency")]
 REQUESTS = {"agent": AgentExportRequest, "agency": AgencyExportRequest}
-HINT = "Type a ProfileKey, choose the data sets and press F5 (or Enter) to fetch them."
 
 
 class ExportScreen(AreaScreen):
@@ -70,17 +69,24 @@ class ExportScreen(AreaScreen):
             with Vertical(id="export-key-box"):
                 yield Label("ProfileKey")
                 yield TextInput(placeholder="the profile's key ⏎", id="export-key")
-            yield Button("Fetch  F5", id="export-fetch", variant="primary")
-            yield Button("Save  F6", id="export-save")
-            yield Button("Edit profile  F7", id="export-edit")
+            yield Button(f"Fetch  {self.key('export.fetch')}", id="export-fetch",
+                         variant="primary")  # fmt: skip
+            yield Button(f"Save  {self.key('export.save')}", id="export-save")
+            yield Button(f"Edit profile  {self.key('export.edit')}", id="export-edit")
         with Horizontal(id="export-main"):
             with Vertical(id="export-sets-box"):
-                yield Label("Data sets  (F2 all, F3 none)")
+                yield Label(f"Data sets  ({self.key('export.all')} all, "
+                            f"{self.key('export.none')} none)")  # fmt: skip
                 yield SelectionList[str](id="export-sets")
                 yield TextInput(placeholder="other data sets, comma-separated", id="export-other")
             with Vertical(id="export-browse"):
                 yield ExportTree("No export yet", id="export-tree")
-                yield Static(HINT, id="export-info", markup=False)
+                yield Static(
+                    f"Type a ProfileKey, choose the data sets and press "
+                    f"{self.key('export.fetch')} (or Enter) to fetch them.",
+                    id="export-info",
+                    markup=False,
+                )
             with VerticalScroll(id="export-detail-box"):
                 yield Static("", id="export-detail", markup=False)
 
@@ -154,7 +160,8 @@ class ExportScreen(AreaScreen):
         self.data_tree.show(f"{kind} {key}", data_sets)
         self.query_one("#export-info", Static).update(
             f"{counted(len(data_sets), 'data set')}, {counted(total, 'record')}. Enter opens "
-            f"a data set ({PAGE} records at a time); F6 saves, F7 edits the profile."
+            f"a data set ({PAGE} records at a time); {self.key('export.save')} saves, "
+            f"{self.key('export.edit')} edits the profile."
         )
         self.query_one("#export-detail", Static).update("")
 
@@ -182,7 +189,7 @@ class ExportScreen(AreaScreen):
     @on(Button.Pressed, "#export-save")
     def action_save(self) -> None:
         if self.result is None or self.fetched is None:
-            self.notify("Fetch an export first (F5).", severity="warning")
+            self.notify(f"Fetch an export first ({self.key('export.fetch')}).", severity="warning")
             return
         self.ask_path(
             "Save the export as .json, or as .csv (one file per data set)",
@@ -214,15 +221,16 @@ class ExportScreen(AreaScreen):
     @on(Button.Pressed, "#export-edit")
     async def action_edit(self) -> None:
         if self.fetched is None:
-            self.notify("Fetch an export first (F5).", severity="warning")
+            self.notify(f"Fetch an export first ({self.key('export.fetch')}).", severity="warning")
             return
         kind, key = self.fetched
         typed = self.query_one("#export-key", Input).value.strip()
         if (self.kind, typed) != (kind, key):
             # The fields name another profile than the one fetched: say which F7 means.
             self.notify(
-                f"F7 edits the profile fetched ({kind} {key}); the fields now say "
-                f"{self.kind} {typed or '(no key)'}: fetch it first (F5).",
+                f"{self.key('export.edit')} edits the profile fetched ({kind} {key}); the "
+                f"fields now say {self.kind} {typed or '(no key)'}: fetch it first "
+                f"({self.key('export.fetch')}).",
                 title="Not opened",
                 severity="warning",
             )

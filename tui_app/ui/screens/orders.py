@@ -110,7 +110,6 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
     return text
 
 
-RESULT_HINT = "Fill the order and press F5 to submit."
 DETAIL_HINT = "Select an order to see its notes and fees."
 
 
@@ -145,13 +144,14 @@ class OrdersScreen(AreaScreen):
                     with Vertical(classes="picker"):
                         yield Label("Filing type")
                         yield Select(FILING_TYPES, value="A", allow_blank=False, id="ftype")
-                    yield Button("Submit  F5", id="submit", variant="primary")
-                    yield Button("Save draft  F6", id="save-draft")
-                    yield Button("Load draft  F7", id="load-draft")
+                    yield Button(f"Submit  {self.key('orders.submit')}", id="submit",
+                                 variant="primary")  # fmt: skip
+                    yield Button(f"Save draft  {self.key('orders.save_draft')}", id="save-draft")
+                    yield Button(f"Load draft  {self.key('orders.load_draft')}", id="load-draft")
                 with Horizontal(id="order-main"):
                     yield Vertical(id="order-form-box")
                     with VerticalScroll(id="order-result-box"):
-                        yield Static(RESULT_HINT, id="order-result", markup=False)
+                        yield Static(self.result_hint(), id="order-result", markup=False)
             with TabPane("Tracking", id="tracking"):
                 yield TextInput(
                     placeholder="look up any order by its client order number ⏎", id="lookup"
@@ -173,7 +173,7 @@ class OrdersScreen(AreaScreen):
 
     def _env_changed(self) -> None:
         """The orders of the old environment are not this one's."""
-        self._show("order-result", None, RESULT_HINT)
+        self._show("order-result", None, self.result_hint())
         self._show("tracked-detail", None, DETAIL_HINT)
         self._fill_tracking()
 
@@ -247,7 +247,7 @@ class OrdersScreen(AreaScreen):
         await self._rebuild_form(values)
         self.baseline = self.form.data()
         # The panel told of the last order sent; this form is another one.
-        self._show("order-result", None, RESULT_HINT)
+        self._show("order-result", None, self.result_hint())
         if not self.form.focus_first_error():
             self.form.focus_first_field()
 
@@ -306,6 +306,9 @@ class OrdersScreen(AreaScreen):
         except NotFound:
             return False
         return True
+
+    def result_hint(self) -> str:
+        return f"Fill the order and press {self.key('orders.submit')} to submit."
 
     # --- drafts ---
 

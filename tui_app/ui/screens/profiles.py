@@ -43,11 +43,6 @@ from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
 from tui_app.wire.xml import readable_xml
 
 KINDS = [("Agent", "agent"), ("Agency", "agency")]
-HINT = (
-    "Fill the profile, or type a ProfileKey (and its Ssn or Tin) and press F2 to open it "
-    "from the service.\nF4 previews the XML document, F5 imports it; F6 saves it as .xml "
-    "or as an .ndjson bulk line, F7 loads either."
-)
 
 
 def render_result(result: ImportResult) -> Text:
@@ -87,20 +82,34 @@ class ProfilesScreen(AreaScreen):
         """The other kind's profile and baseline, kept while the user looks at this one."""
         self.preview: Record | None = None
 
+    def hint(self) -> str:
+        return (
+            f"Fill the profile, or type a ProfileKey (and its Ssn or Tin) and press "
+            f"{self.key('profiles.open')} to open it from the service.\n"
+            f"{self.key('profiles.preview')} previews the XML document, "
+            f"{self.key('profiles.import')} imports it; {self.key('profiles.save')} saves it "
+            f"as .xml or as an .ndjson bulk line, {self.key('profiles.load')} loads either."
+        )
+
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="profile-top"):
             with Vertical(classes="picker"):
                 yield Label("Profile kind")
                 yield Select(KINDS, value="agent", allow_blank=False, id="profile-kind")
-            yield Button("Open  F2", id="profile-open")
-            yield Button("Preview  F4", id="profile-preview")
-            yield Button("Import  F5", id="profile-import", variant="primary")
-            yield Button("Save  F6", id="profile-save")
-            yield Button("Load  F7", id="profile-load")
+            yield Button(f"Open  {self.key('profiles.open')}", id="profile-open")
+            yield Button(f"Preview  {self.key('profiles.preview')}", id="profile-preview")
+            yield Button(f"Import  {self.key('profiles.import')}", id="profile-import",
+                         variant="primary")  # fmt: skip
+            yield Button(f"Save  {self.key('profiles.save')}", id="profile-save")
+            yield Button(f"Load  {self.key('profiles.load')}", id="profile-load")
         with Horizontal(id="profile-main"):
-            yield ProfileEditor(id="profile-editor")
+            yield ProfileEditor(
+                contacts_hint=f"{self.key('profiles.add_contact')} adds a contact; "
+                f"{self.key('profiles.remove_contact')} removes the one you are in (or on).",
+                id="profile-editor",
+            )
             with VerticalScroll(id="profile-right"):
-                yield Static(HINT, id="profile-result", markup=False)
+                yield Static(self.hint(), id="profile-result", markup=False)
                 yield Static("", id="profile-xml", markup=False)
 
     async def on_mount(self) -> None:
@@ -122,7 +131,7 @@ class ProfilesScreen(AreaScreen):
             select.value = kind
         self.refresh_bindings()
         self.preview = None
-        self.query_one("#profile-result", Static).update(HINT)
+        self.query_one("#profile-result", Static).update(self.hint())
         self._render_xml()
         self.baseline = editor.data() if baseline is None else baseline
         if self.focused is None:  # it was in the old form: back to the start of the screen
@@ -163,7 +172,8 @@ class ProfilesScreen(AreaScreen):
         if await self.editor.remove_contact(self.focused):
             self.notify("Contact removed (the import sends the list as it is now).")
         else:
-            self.notify("Put the cursor in the contact to remove (or on its title), then F9.")
+            self.notify("Put the cursor in the contact to remove (or on its title), then "
+                        f"{self.key('profiles.remove_contact')}.")  # fmt: skip
 
     # --- preview and import ---
 
@@ -214,7 +224,8 @@ class ProfilesScreen(AreaScreen):
             ConfirmScreen(
                 f"The XML import cannot carry {len(dropped)} value(s) of this profile: "
                 f"{', '.join(dropped)}. The service replaces those sections without them. "
-                "Import anyway? (F6 saves an .ndjson bulk line, which keeps them.)",
+                f"Import anyway? ({self.key('profiles.save')} saves an .ndjson bulk line, "
+                "which keeps them.)",
                 yes="Import",
             )
         ):
@@ -253,7 +264,8 @@ class ProfilesScreen(AreaScreen):
         data = editor.data()
         if not data.get("ProfileKey"):
             self.set_focus(self.query_one("#" + widget_id("ProfileKey"), Input))
-            self.notify("Type the ProfileKey (and the Ssn or Tin) of the profile, then F2.")
+            self.notify("Type the ProfileKey (and the Ssn or Tin) of the profile, then "
+                        f"{self.key('profiles.open')}.")  # fmt: skip
             return
         self.open_profile(editor.kind, data["ProfileKey"], data.get(editor.model.id_field))
 

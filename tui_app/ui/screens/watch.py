@@ -151,12 +151,15 @@ class WatchScreen(AreaScreen):
                 f"{last.read:,} read, {unread}{counted(found, 'finding')}"
             )
         self.query_one("#watch-roster", Static).update(said)
-        self.query_one(WatchHistory).show([c.id for c in reversed(checks)], counts)
+        self.query_one(WatchHistory).show(
+            [c.id for c in reversed(checks)], counts, check_key=self.key("watch.check")
+        )
         if last is not None and self.progress is None:
             bar = self.query_one("#watch-progress", ProgressBar)
             # What was read, not what was tried: records that failed leave the bar short.
             bar.update(total=max(last.total, 1), progress=last.read)
-            again = "F5 carries on" if last.pending else "F5 checks again"
+            check = self.key("watch.check")
+            again = f"{check} carries on" if last.pending else f"{check} checks again"
             self.query_one("#watch-status", Static).update(
                 f"Incomplete: {short}. {again}" if short else again
             )
@@ -168,7 +171,8 @@ class WatchScreen(AreaScreen):
             self.findings.show(
                 Source(
                     lambda after, limit: [],
-                    empty="No check yet: F5 checks every producer on the roster.",
+                    empty=f"No check yet: {self.key('watch.check')} checks every producer "
+                    "on the roster.",
                 )
             )
             return
@@ -300,7 +304,7 @@ class WatchScreen(AreaScreen):
 
     def action_check(self) -> None:
         if self._stop is not None:
-            self.notify("A check is running (F6 stops it).", title="Watch")
+            self.notify(f"A check is running ({self.key('watch.stop')} stops it).", title="Watch")
             return
         self.check_now()
 
@@ -315,7 +319,9 @@ class WatchScreen(AreaScreen):
         try:
             if await self.db.call(WatchStore.roster_size, self.app.env_name) == 0:
                 self.notify(
-                    "The roster is empty: add NPNs first (F2).", title="Watch", severity="warning"
+                    f"The roster is empty: add NPNs first ({self.key('watch.add')}).",
+                    title="Watch",
+                    severity="warning",
                 )
                 return
             client = await self.app.client()
@@ -337,7 +343,7 @@ class WatchScreen(AreaScreen):
         check = outcome.check
         if outcome.unreachable:
             self.notify(
-                f"{outcome.unreachable}. F5 carries on later.",
+                f"{outcome.unreachable}. {self.key('watch.check')} carries on later.",
                 title="Check stopped",
                 severity="error",
             )
@@ -364,7 +370,7 @@ class WatchScreen(AreaScreen):
         )
         self.query_one("#watch-status", Static).update(
             f"Checking: {p.read + p.failed:,} of {p.total:,} read · {p.findings:,} findings · "
-            f"{p.per_second:,.0f}/s  (F6 stops)"
+            f"{p.per_second:,.0f}/s  ({self.key('watch.stop')} stops)"
         )
 
     # --- opening a finding ---

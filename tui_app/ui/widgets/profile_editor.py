@@ -37,8 +37,10 @@ def contact_summary(contact: Mapping[str, Any]) -> str:
 
 
 class ProfileEditor(Vertical):
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, contacts_hint: str, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.contacts_hint = contacts_hint
+        """Says how contacts are added and removed, under an agency's contacts."""
         self.kind = "agent"
         self.form: ModelForm | None = None
         self.contacts: ModelList | None = None
@@ -69,7 +71,7 @@ class ProfileEditor(Vertical):
                 AgencyContact,
                 item_name="Contact",
                 id="contacts",
-                hint="F8 adds a contact; F9 removes the one you are in (or on).",
+                hint=self.contacts_hint,
                 summary=contact_summary,
             )
             # A group among the form's own, in the record's order, scrolling with them.

@@ -21,10 +21,13 @@ def bars(counts: Sequence[int]) -> str:
     return "".join(BLOCKS[max(1, round(n / top * 8))] if n else "·" for n in counts)
 
 
-def history_text(checks: Sequence[int], counts: Mapping[int, Mapping[str, int]]) -> Text:
-    """``checks`` oldest first; ``counts`` per check id, per kind."""
+def history_text(
+    checks: Sequence[int], counts: Mapping[int, Mapping[str, int]], check_key: str
+) -> Text:
+    """``checks`` oldest first; ``counts`` per check id, per kind; ``check_key`` names the
+    key that checks."""
     if not checks:
-        return Text("No check yet: F5 checks the roster.", style="dim")
+        return Text(f"No check yet: {check_key} checks the roster.", style="dim")
     n = len(checks)
     text = Text(f"Findings by kind, last {n} check{'s' * (n != 1)} (oldest first)\n", style="bold")
     width = max(len(title) for _, title in KINDS.values())
@@ -39,5 +42,7 @@ def history_text(checks: Sequence[int], counts: Mapping[int, Mapping[str, int]])
 class WatchHistory(Static):
     """The bars of the last checks (see :func:`history_text`)."""
 
-    def show(self, checks: Sequence[int], counts: Mapping[int, Mapping[str, int]]) -> None:
-        self.update(history_text(checks, counts))
+    def show(
+        self, checks: Sequence[int], counts: Mapping[int, Mapping[str, int]], check_key: str
+    ) -> None:
+        self.update(history_text(checks, counts, check_key))
