@@ -102,6 +102,20 @@ def test_check_of_a_valid_file_exits_0(capsys, tmp_path):
     assert bulk(capsys, "check", str(path))[:2] == (0, f"{path}: 3 records, 3 valid, 0 invalid\n")
 
 
+def test_check_knows_the_environments_request_limit(capsys, config_file, tmp_path):
+    big = agent("CHECK-BIG", 1)
+    big["demographic"]["lastName"] = "x" * 1500
+    path = write_ndjson(tmp_path / "in.ndjson", [envelope(big)])
+    assert bulk(capsys, "check", str(path))[0] == 0
+    code, out, _ = bulk(capsys, "check", str(path), "--max-request-bytes", "1200")
+    assert code == 1 and "longer than a request may be here (1,200 bytes" in out
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(
+        'active = "sb"\n[environments.sb]\nembedded = true\nbulk_max_request_bytes = 1200\n'
+    )
+    assert bulk(capsys, "check", str(path))[0] == 1
+
+
 def test_counts_of_one_are_singular(capsys, tmp_path):
     path = write_ndjson(tmp_path / "in.ndjson", ["{not json", *agents("ONE", 1)])
     code, out, _ = bulk(capsys, "check", str(path))

@@ -65,6 +65,23 @@ def test_preflight_counts_as_the_job_will_and_names_the_first_problems(tmp_path,
         assert invalid == {p.line: p.errors for p in found.problems}
 
 
+def test_a_line_longer_than_a_request_may_be_is_invalid_before_anything_is_sent(tmp_path):
+    """Seen (QA): with bulk_max_request_bytes set, a pre-flight called a line longer than
+    the limit valid; the run sent it alone and only the service's 413 made it invalid."""
+    big = agent("PF-BIG", 1)
+    big["demographic"]["lastName"] = "x" * 1500
+    path = write_ndjson(tmp_path / "big.ndjson", [envelope(agent("PF-OK", 2)), envelope(big)])
+    length = len(path.read_bytes().splitlines()[1])
+    found = preflight(path, max_bytes=1200)
+    assert (found.valid, found.invalid) == (1, 1)
+    [problem] = found.problems
+    assert problem.line == 2 and problem.errors[-1] == (
+        f"{length:,} bytes: longer than a request may be here (1,200 bytes, "
+        "bulk_max_request_bytes)"
+    )
+    assert preflight(path).invalid == 0  # no limit known: the service's 413 will say
+
+
 def test_preflight_keeps_only_the_first_problems_and_reports_progress(tmp_path):
     count = PROGRESS_EVERY * 2 + 10
     lines = ["{bad" if n % 3 == 0 else envelope(agent(f"P-{n}", n)) for n in range(1, count + 1)]

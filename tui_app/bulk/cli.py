@@ -103,7 +103,10 @@ def _check(args: argparse.Namespace) -> int:
     valid, 1 when some are not (or there is none)."""
     progress = _Progress(sys.stderr, _checking)
     try:
-        found = preflight(args.file, on_progress=progress.update, first=SHOWN_PROBLEMS)
+        _, env = _environment(getattr(args, "env", None))
+        limit = args.max_request_bytes or env.bulk_max_request_bytes
+        found = preflight(args.file, on_progress=progress.update, first=SHOWN_PROBLEMS,
+                          max_bytes=limit)  # fmt: skip
     except KeyboardInterrupt:
         progress.end()
         _say("interrupted")

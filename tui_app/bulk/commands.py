@@ -40,6 +40,9 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
     check.add_argument(
         "file", type=user_path, help="NDJSON: bulk envelopes or bare agent/agency records"
     )
+    check.add_argument("--max-request-bytes", type=_request_bytes,
+                       help="a line longer than this many bytes is invalid (no request could "
+                       "carry it); default: the environment's bulk_max_request_bytes")  # fmt: skip
     submit = actions.add_parser("submit", help="validate FILE and send its records")
     submit.add_argument(
         "file", type=user_path, help="NDJSON: bulk envelopes or bare agent/agency records"

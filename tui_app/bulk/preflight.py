@@ -71,13 +71,16 @@ def preflight(
     cancelled: threading.Event | None = None,
     first: int = FIRST_PROBLEMS,
     processes: int | None = None,
+    max_bytes: int | None = None,
 ) -> Preflight:
     """Validate every line of ``path`` without recording or sending anything. Raises
     :class:`~tui_app.bulk.source.SourceError` for a file that cannot be imported at all.
     ``on_progress`` gets the summary so far every :data:`PROGRESS_EVERY` lines (in the
     calling thread); setting ``cancelled`` stops before the next of those, returning what
     was found (not ``done``). A large file is checked by ``processes`` checking processes
-    (default: one a core)."""
+    (default: one a core). A line longer than ``max_bytes`` (the environment's request
+    size limit) is invalid: no request could carry it (a run found it out only from the
+    service's 413)."""
     path = path.expanduser().resolve()
     size = inspect_file(path).size
     records = invalid = read = 0
@@ -96,6 +99,9 @@ def preflight(
             for checked in chunk:
                 records += 1
                 errors = checked.errors
+                if max_bytes is not None and checked.length > max_bytes:
+                    errors = (*errors, f"{checked.length:,} bytes: longer than a request may "
+                              f"be here ({max_bytes:,} bytes, bulk_max_request_bytes)")  # fmt: skip
                 if not errors:
                     # A bare record's new GUID never repeats: only an envelope's id can.
                     key = hash(checked.client_ref_id)

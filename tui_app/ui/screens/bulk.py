@@ -187,6 +187,7 @@ class BulkScreen(AreaScreen):
                 on_progress=progress,
                 cancelled=cancelled,
                 processes=max(1, available_cores() - 1),  # a core left to draw on
+                max_bytes=self.app.env.bulk_max_request_bytes,
             )
         except asyncio.CancelledError:
             cancelled.set()  # the thread stops at its next line
