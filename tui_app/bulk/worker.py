@@ -58,6 +58,10 @@ class WorkerFailed(RuntimeError):
     exit_code = 2
 
 
+def _large(journal: Journal, job_id: str) -> bool:
+    return journal.job(job_id).fingerprint.size >= SANDBOX_APART_FROM
+
+
 @contextmanager
 def _sandbox_apart(env: Environment) -> Iterator[Environment]:
     """The embedded environment ``env``'s sandbox served on a loopback port by a process
@@ -208,7 +212,7 @@ async def work(
         try:
             async with AsyncExitStack() as stack:
                 try:
-                    if env.embedded and journal.job(job_id).fingerprint.size >= SANDBOX_APART_FROM:
+                    if env.embedded and await asyncio.to_thread(_large, journal, job_id):
                         env = await asyncio.to_thread(stack.enter_context, _sandbox_apart(env))
                     connection = await connect(env)
                 except (ConfigError, ClientError, OSError, RuntimeError) as exc:
