@@ -76,8 +76,7 @@ def test_a_line_longer_than_a_request_may_be_is_invalid_before_anything_is_sent(
     assert (found.valid, found.invalid) == (1, 1)
     [problem] = found.problems
     assert problem.line == 2 and problem.errors[-1] == (
-        f"{length:,} bytes: longer than a request may be here (1,200 bytes, "
-        "bulk_max_request_bytes)"
+        f"{length:,} bytes: longer than a request may be here (1,200 bytes, bulk_max_request_bytes)"
     )
     assert preflight(path).invalid == 0  # no limit known: the service's 413 will say
 

@@ -74,22 +74,28 @@ async def test_markup_like_text_is_shown_as_it_is_everywhere(ui_app, tmp_path):
         assert f"not {BAD}" in str(group.query_one("CollapsibleTitle", Static).render())
 
 
+async def profile_field(app, pilot, name: str, value: str):
+    """The demo agent's Demographic field ``name``, shown in Profiles holding ``value``."""
+    await settle(app, pilot)
+    await app.switch_mode("profiles")
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, ProfilesScreen)
+    agent = copy.deepcopy(DEMO_AGENT)
+    agent["Demographic"][name] = value
+    await screen.show_profile("agent", agent)
+    field = await screen.editor.form.reveal(f"Demographic.{name}")
+    await settle(app, pilot)
+    return field
+
+
 async def test_a_choice_from_a_file_that_is_none_of_the_choices_is_shown_as_it_is(ui_app):
     """Seen (a review): a profile whose EmpStatus reads ``[/x]`` ended the app as its
     Demographic group opened: the value is offered as a choice of its own, and a Select
     reads a string prompt as markup."""
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await app.switch_mode("profiles")
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, ProfilesScreen)
-        agent = copy.deepcopy(DEMO_AGENT)
-        agent["Demographic"]["EmpStatus"] = "[/x]"
-        await screen.show_profile("agent", agent)
-        select = await screen.editor.form.reveal("Demographic.EmpStatus")
-        await settle(app, pilot)
+        select = await profile_field(app, pilot, "EmpStatus", "[/x]")
         assert isinstance(select, Select) and select.value == "[/x]"
         shown = str(select.query_one("SelectCurrent Static", Static).render())
         assert shown == "[/x] (not one of the choices)"
@@ -103,19 +109,10 @@ CSI) and show what follows backwards."""
 async def test_what_a_terminal_would_obey_is_shown_not_sent(ui_app):
     """Seen (QA): an order draft whose name held an ESC sequence recoloured its field, as
     Rich and Textual pass ESC through to the terminal. Every widget now shows a picture
-    of such a character, one for one, in a field, a table, a notification."""
+    of such a character, one for one: here a field and a notification."""
     app = ui_app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await settle(app, pilot)
-        await app.switch_mode("profiles")
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, ProfilesScreen)
-        agent = copy.deepcopy(DEMO_AGENT)
-        agent["Demographic"]["LastName"] = OBEYED
-        await screen.show_profile("agent", agent)
-        field = await screen.editor.form.reveal("Demographic.LastName")
-        await settle(app, pilot)
+        field = await profile_field(app, pilot, "LastName", OBEYED)
         assert isinstance(field, Input) and field.value == OBEYED  # the value is kept whole
         app.notify(f"Refused: {OBEYED}")
         await settle(app, pilot)

@@ -274,11 +274,12 @@ class BulkJobScreen(ProducerScreen):
 
     def action_save_report(self) -> None:
         self.ask_path("Save the report as (CSV; the lines to fix go to failed.ndjson beside it)",
-                      str(self._report_default()), self._save_report)  # fmt: skip
+                      str(self._beside("report.csv")), self._save_report)  # fmt: skip
 
-    def _report_default(self) -> Path:
+    def _beside(self, suffix: str) -> Path:
+        """A file beside the job's, named after it: ``people-report.csv``."""
         path = self.seen.job.path
-        return path.with_name(f"{path.stem}-report.csv")
+        return path.with_name(f"{path.stem}-{suffix}")
 
     @work(exclusive=True, group="bulk-save")
     async def _save_report(self, out: Path | None) -> None:
@@ -286,7 +287,7 @@ class BulkJobScreen(ProducerScreen):
         if out is None:
             return
         if out.is_dir():
-            out = out / self._report_default().name
+            out = out / self._beside("report.csv").name
         failed = out.with_name("failed.ndjson")
         if failed.resolve() == job.path.resolve():  # resubmitting an earlier failed.ndjson
             failed = out.with_name(f"{out.stem}-failed.ndjson")
@@ -310,11 +311,7 @@ class BulkJobScreen(ProducerScreen):
             self.notify(f"Job {job.id} has no failed or invalid lines: nothing to save.")
             return
         self.ask_path("Save the failed and invalid lines as (NDJSON, as they were in the file)",
-                      str(self._failed_default()), self._save_failed)  # fmt: skip
-
-    def _failed_default(self) -> Path:
-        path = self.seen.job.path
-        return path.with_name(f"{path.stem}-failed.ndjson")
+                      str(self._beside("failed.ndjson")), self._save_failed)  # fmt: skip
 
     @work(exclusive=True, group="bulk-save")
     async def _save_failed(self, out: Path | None) -> None:
@@ -322,7 +319,7 @@ class BulkJobScreen(ProducerScreen):
         if out is None:
             return
         if out.is_dir():
-            out = out / self._failed_default().name
+            out = out / self._beside("failed.ndjson").name
         if not await may_replace(self.app, [out]):
             return
         try:
