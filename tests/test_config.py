@@ -513,12 +513,31 @@ def test_an_environment_changed_here_and_there_is_a_conflict(config_file: Path) 
     on_disk = config_file.read_text()
     mine = with_env(base, "staging", staging.model_copy(update={"timeout": 45.0}))
     mine = with_env(mine, "new", Environment(embedded=True))
-    with pytest.raises(ConfigConflict, match=r"since it was read, in environments\.staging too$"):
+    with pytest.raises(
+        ConfigConflict, match=r"since it was read, in environments\.staging\.timeout too$"
+    ):
         save_change(base, mine)
     assert config_file.read_text() == on_disk  # nothing written
     saved = save_change(base, mine, overwrite=True)
     assert saved.environments["staging"].timeout == 45.0 and "new" in saved.environments
     assert load_config() == saved
+
+
+def test_settings_of_one_environment_changed_here_and_there_are_both_kept(
+    config_file: Path,
+) -> None:
+    """Seen (QA): keys added by hand to an environment (watch_days, today) while the app
+    changed its timeout were lost: the two were a conflict, and "Overwrite" wrote the
+    app's whole environment. Each side's own settings are kept, without a question."""
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(FULL)
+    base = load_config()
+    staging = base.environments["staging"]
+    save_config(with_env(base, "staging", staging.model_copy(update={"watch_days": 90})))
+    mine = with_env(base, "staging", staging.model_copy(update={"timeout": 45.0}))
+    saved = save_change(base, mine).environments["staging"]
+    assert (saved.timeout, saved.watch_days) == (45.0, 90)
+    assert load_config().environments["staging"] == saved
 
 
 def test_a_change_over_a_file_broken_since_is_refused(config_file: Path) -> None:

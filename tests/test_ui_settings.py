@@ -464,7 +464,7 @@ async def test_an_environment_changed_here_and_elsewhere_is_asked_about() -> Non
         another_instance_saves(timeout=10.0)
         await save_staging_timeout(pilot, screen, "45")
         assert isinstance(app.screen, ConfirmScreen)
-        assert "in environments.staging too" in app.screen.question
+        assert "in environments.staging.timeout too" in app.screen.question
         await pilot.press("n")  # keep the file's; the edit stays on screen
         await pilot.pause()
         assert on_disk()["environments"]["staging"]["timeout"] == 10.0
@@ -531,3 +531,36 @@ async def test_a_secret_typed_at_the_prompt_shows_as_set_in_the_editor(monkeypat
         assert app.screen is screen and screen.current.name == "closed"
         status = str(screen.query_one("#set-auth-token_env-status", Static).render())
         assert status == "REGISTRY_TOKEN is set"
+
+
+async def test_a_name_refused_then_changed_renames_the_environment_being_edited(
+    notes: list[str],
+) -> None:
+    """Seen (QA): staging renamed to "sandbox" was refused, and the editor then showed
+    the *other* environment named sandbox, the embedded one; typing "stage2" and saving
+    renamed the embedded sandbox, and the staging server was saved as "sandbox"."""
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_settings(pilot)
+        await pilot.press("down", "e")
+        await pilot.pause()
+        assert focused_id(pilot) == "set-name"
+        await clear_input(pilot)
+        await paste(pilot, "sandbox")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert any(
+            n == "sandbox: name: another environment is already named sandbox" for n in notes
+        )
+        assert screen.query_one("#set-base_url", Input).value == STAGING_URL  # still staging
+        assert not screen.drafts[0].errors  # the sandbox had its name all along
+        assert focused_id(pilot) == "set-name"
+        await clear_input(pilot)
+        await paste(pilot, "stage2")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        environments = on_disk()["environments"]
+        assert environments["sandbox"] == {"embedded": True}
+        assert environments["stage2"]["base_url"] == STAGING_URL
+        await app.workers.wait_for_complete()

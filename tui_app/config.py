@@ -518,8 +518,8 @@ def save_change(
 
 
 def _merge(base: Config, mine: Config, disk: Config, path: Path, overwrite: bool) -> Config:
-    """Three-way merge, setting by setting (each environment a whole): a setting this
-    instance left as it read it takes the file's value, one it changed takes its own."""
+    """Three-way merge, setting by setting (an environment's too): a setting this instance
+    left as it read it takes the file's value, one it changed takes its own."""
     conflicts: list[str] = []
 
     def mine_wins(key: str, b: object, m: object, d: object) -> bool:
@@ -529,16 +529,24 @@ def _merge(base: Config, mine: Config, disk: Config, path: Path, overwrite: bool
             conflicts.append(key)
         return True
 
-    data: dict[str, object] = {}
-    for name in Config.model_fields.keys() - {"environments"}:
-        values = (getattr(base, name), getattr(mine, name), getattr(disk, name))
-        chosen = mine if mine_wins(name, *values) else disk
-        if name in chosen.model_fields_set:
-            data[name] = getattr(chosen, name)
-    envs = {}
+    def merged(model: type[_Model], key: str, b: _Model, m: _Model, d: _Model) -> dict:
+        data: dict[str, object] = {}
+        for name in model.model_fields.keys() - {"environments"}:  # merged one by one below
+            values = (getattr(b, name), getattr(m, name), getattr(d, name))
+            chosen = m if mine_wins(f"{key}{name}", *values) else d
+            if name in chosen.model_fields_set:
+                data[name] = getattr(chosen, name)
+        return data
+
+    data = merged(Config, "", base, mine, disk)
+    envs: dict[str, object] = {}
     for name in dict.fromkeys([*mine.environments, *disk.environments]):
         b, m, d = (c.environments.get(name) for c in (base, mine, disk))
-        if (env := m if mine_wins(f"environments.{name}", b, m, d) else d) is not None:
+        if b is not None and m is not None and d is not None:
+            # Changed on both sides: each keeps its own settings (a key added by hand
+            # beside a timeout changed here); only the same setting changed twice clashes.
+            envs[name] = merged(Environment, f"environments.{name}.", b, m, d)
+        elif (env := m if mine_wins(f"environments.{name}", b, m, d) else d) is not None:
             envs[name] = env
     data["environments"] = envs
     changed = f"{path} was changed elsewhere (another producer-tui, or an edit) since it was read"

@@ -157,6 +157,8 @@ class Draft:
     values: dict[str, Any]
     env: Environment | None = None
     errors: dict[str, list[str]] = field(default_factory=dict)
+    saved_name: str | None = None
+    """Its name in the file; ``None`` for one added in this session."""
 
     @classmethod
     def new(cls, name: str) -> Draft:
@@ -167,9 +169,11 @@ class Draft:
         """Check the values, and the name against the other ``drafts``."""
         self.env, self.errors = check_environment(self.values, self.original)
         name = self.name.strip()
+        clash = [d for d in drafts if d is not self and d.name.strip() == name]
         if problem := name_problem(name):
             self.errors.setdefault("name", []).append(problem)
-        elif any(d is not self and d.name.strip() == name for d in drafts):
+        elif clash and not (self.saved_name == name and all(d.saved_name != name for d in clash)):
+            # Only the one given the name is wrong, not the one that had it all along.
             self.errors.setdefault("name", []).append(
                 f"another environment is already named {name}"
             )

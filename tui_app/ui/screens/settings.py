@@ -97,7 +97,8 @@ class SettingsScreen(AreaScreen):
         """Edit ``config``'s environments; it is the base the next save changes."""
         self.base = config
         self.drafts: list[Draft] = [
-            Draft(name, env, values_of(env)) for name, env in config.environments.items()
+            Draft(name, env, values_of(env), saved_name=name)
+            for name, env in config.environments.items()
         ]
         self.active: Draft = next(d for d in self.drafts if d.name == config.active)
 
@@ -225,7 +226,8 @@ class SettingsScreen(AreaScreen):
     async def action_save(self) -> None:
         self.editor.read()  # the last keystroke's Edited may still be on its way
         self._check()
-        for draft in self.drafts:
+        # The one on show first: a problem elsewhere takes the editor to that one.
+        for draft in sorted(self.drafts, key=lambda d: d is not self.current):
             if draft.errors:
                 self._show_problem(draft)
                 return
@@ -264,7 +266,7 @@ class SettingsScreen(AreaScreen):
         if (saved.environments, saved.active) == (config.environments, config.active):
             self.base = saved
             for draft in self.drafts:
-                draft.name = draft.name.strip()
+                draft.name = draft.saved_name = draft.name.strip()
                 draft.original = saved.environments[draft.name]
         else:  # the file brought environments of its own: show them
             current = self.current.name.strip()
