@@ -64,3 +64,31 @@ def test_a_key_taken_from_another_binding_is_a_problem_and_swapped_keys_are_not(
     ]
     swapped = {"orders.submit": "f6", "orders.save_draft": "f5"}
     assert config_problems(config(keys=swapped)) == []
+
+
+def bad_theme(config_file) -> None:
+    """A theme file beside the config whose primary is no colour (seen in QA: the app
+    ended with a ColorParseError as the theme was applied; config check said OK)."""
+    themes = config_file.parent / "themes"
+    themes.mkdir(parents=True, exist_ok=True)
+    (themes / "mine.toml").write_text('name = "mine"\ndark = true\nprimary = "notacolor"\n')
+
+
+def test_config_check_names_a_theme_file_with_a_bad_colour(config_file, capsys) -> None:
+    save_config(config())
+    bad_theme(config_file)
+    assert main(["config", "check"]) == 2
+    err = capsys.readouterr().err
+    assert "mine.toml skipped: primary: 'notacolor' is no colour" in err
+
+
+async def test_the_app_starts_without_a_theme_whose_colour_is_bad(ui_app, config_file) -> None:
+    save_config(config(theme="mine"))
+    bad_theme(config_file)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        notes = [n.message for n in shown(app)]
+        assert any("mine.toml skipped: primary: 'notacolor' is no colour" in n for n in notes)
+        assert "mine" not in app.available_themes
+    assert app.return_code in (None, 0)

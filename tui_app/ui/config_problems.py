@@ -82,7 +82,9 @@ def config_problems(config: Config, themes: Collection[str] | None = None) -> li
         ]
         problems += key_clashes(config.keys)
     if themes is None:
-        themes = {*BUILTIN_THEMES, *(theme.name for theme in load_themes(lambda _: None))}
+        # As the app would find them: a theme file it would skip is a problem too.
+        found = [theme.name for theme in load_themes(problems.append)]
+        themes = {*BUILTIN_THEMES, *found}
     if config.theme is not None and config.theme not in themes:
         problems.append(
             f"theme: no theme named {config.theme!r} (known: {', '.join(sorted(themes))})"

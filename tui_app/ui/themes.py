@@ -9,6 +9,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from tui_app.config import user_themes_dir
@@ -31,6 +32,9 @@ FIELDS = (
     "dark",
     "variables",
 )
+COLOURS = FIELDS[1:12]
+"""The settings that are colours: Textual parses them only when the theme is applied, and
+a bad one ended the app then (QA: ``primary = "notacolor"`` chosen in Settings)."""
 
 
 def project_themes() -> Traversable:
@@ -47,6 +51,18 @@ def theme_from_file(path: Traversable) -> Theme:
         raise ValueError(f"unknown keys {', '.join(unknown)}")
     if "name" not in data or "primary" not in data:
         raise ValueError("a theme needs at least name and primary")
+    for key in COLOURS:
+        if key in data:
+            try:
+                Color.parse(data[key])
+            except (ColorParseError, TypeError, ValueError):
+                raise ValueError(
+                    f"{key}: {data[key]!r} is no colour (#rrggbb, rgb(r, g, b) or a colour name)"
+                ) from None
+    if not isinstance(data.get("dark", True), bool):
+        raise ValueError(f"dark: {data['dark']!r} is not true or false")
+    if not isinstance(data.get("variables", {}), dict):
+        raise ValueError("variables: a table of CSS variables ([variables])")
     return Theme(**data)
 
 
