@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,14 @@ def test_an_order_draft_is_json_or_xml_by_its_name_and_nothing_else(tmp_path):
     path.write_text(json.dumps(ORDER_DRAFT))
     with pytest.raises(ValueError, match="a draft is a .json or an .xml file"):
         read_order_draft(path)
+
+
+def test_a_named_pipe_is_refused_at_once_not_waited_on(tmp_path):
+    """Seen (QA, in Watch): reading a named pipe waits for a writer; a draft or profile
+    path typed by mistake would hang its reader, and quitting the app with it."""
+    for name, read in [("d.json", read_order_draft), ("p.xml", read_profile),
+                       ("p.ndjson", read_profile)]:  # fmt: skip
+        fifo = tmp_path / name
+        os.mkfifo(fifo)
+        with pytest.raises(OSError, match="a named pipe, not a file"):
+            read(fifo)

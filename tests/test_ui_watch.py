@@ -3,6 +3,7 @@ an order from there; bad input named; 100,000 findings a page at a time; the pal
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 import httpx
@@ -98,6 +99,20 @@ async def test_bad_npns_are_named_and_nothing_is_added(ui_app):
         await pilot.press("escape", "f5")
         await settle(app, pilot)
         assert "The roster is empty" in notes(app)
+
+
+async def test_a_path_that_is_no_file_of_producers_is_named_as_such(ui_app, tmp_path):
+    """Seen (QA): a file path that does not exist was "not an NPN"; a named pipe hung the
+    add, and Ctrl+Q after it waited for a writer."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        await add(app, pilot, screen, str(tmp_path / "missing.csv"))
+        assert f"{tmp_path / 'missing.csv'}: No such file or directory" in notes(app)
+        await add(app, pilot, screen, str(fifo))
+        assert f"{fifo}: a named pipe, not a file" in notes(app)
 
 
 async def test_x_stops_watching_the_selected_producer(ui_app):

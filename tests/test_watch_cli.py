@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import stat
 from datetime import timedelta
@@ -124,6 +125,14 @@ def test_a_roster_that_is_not_utf8_is_named_by_its_line(sandbox, capsys, tmp_pat
     roster.write_bytes(b"npn,name\n123,Jos\xe9\n")
     code, _, err = run(capsys, "add", "--file", str(roster))
     assert code == 2 and f"{roster}: line 2 is not UTF-8 text (byte 8 of the line, 0xe9)" in err
+
+
+def test_a_roster_that_is_a_named_pipe_is_refused_at_once(sandbox, capsys, tmp_path):
+    embedded(sandbox)
+    fifo = tmp_path / "roster.csv"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "add", "--file", str(fifo))
+    assert code == 2 and f"{fifo}: a named pipe, not a file" in err
 
 
 def test_an_unreachable_service_exits_3_and_leaves_the_check_to_carry_on(config_file, capsys):

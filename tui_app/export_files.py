@@ -28,6 +28,7 @@ from tui_app.contract.export import ExportResponse
 from tui_app.contract.profile import PROFILE_ROOTS
 from tui_app.contract.profile_sets import RECORD_MODELS, Record
 from tui_app.private_files import open_private, safe_cell, write_private
+from tui_app.wire.errors import regular_file
 from tui_app.wire.ndjson import dumps_line, read_lines
 
 ROOTS = {model.kind: root for root, model in PROFILE_ROOTS.items()}
@@ -162,7 +163,8 @@ def read_profile(path: Path) -> tuple[str, dict[str, Any]]:
     """A profile file as (kind, record dict by field names), not validated: an XML
     document (root ``Agent`` or ``Agency``), or else the first line of an NDJSON file
     holding a bulk envelope or a bare record in either spelling. Raises ``ValueError``
-    (``WireError`` is one) saying why it cannot."""
+    (``WireError`` is one) or ``OSError`` saying why it cannot."""
+    regular_file(path)
     if path.suffix.lower() == ".xml":
         from tui_app.wire.xml import load_xml_data, load_xml_dict
 
@@ -283,6 +285,7 @@ def save_order_draft(path: Path, data: Mapping[str, Any]) -> None:
 def read_order_draft(path: Path) -> dict[str, Any]:
     """An order draft saved by :func:`save_order_draft` (or written by hand), not
     validated. Raises ``OSError``, or ``ValueError`` saying why it is no draft."""
+    regular_file(path)
     if order_draft_format(path) == "xml":
         from tui_app.contract.order import Order
         from tui_app.wire.xml import load_xml_data

@@ -31,7 +31,7 @@ from tui_app.contract.base import lower_first
 from tui_app.contract.bulk import GUID, BulkItem
 from tui_app.contract.errors import field_errors
 from tui_app.contract.profile import AgencyRecord, AgentRecord
-from tui_app.wire.errors import not_utf8
+from tui_app.wire.errors import file_kind, not_utf8
 from tui_app.wire.ndjson import Line, RawLine, read_lines
 
 Record = AgentRecord | AgencyRecord
@@ -75,7 +75,7 @@ def inspect_file(path: Path) -> Fingerprint:
     try:
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
-            raise SourceError(f"{path} is {_kind(mode)}, not an NDJSON file")
+            raise SourceError(f"{path} is {file_kind(mode)}, not an NDJSON file")
         with open(path, "rb") as file:
             head = file.read(SNIFF_BYTES)
             size = os.fstat(file.fileno()).st_size
@@ -89,17 +89,6 @@ def inspect_file(path: Path) -> Fingerprint:
         raise SourceError(f"{path}: no such file") from None
     except OSError as exc:
         raise SourceError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
-def _kind(mode: int) -> str:
-    """What a file that is not a regular file is, in words."""
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a device"
 
 
 def _check_text(path: Path, head: bytes, truncated: bool) -> None:

@@ -44,10 +44,10 @@ def read_order(path: Path) -> dict:
     """An order file as a dict: JSON, or XML with root ``<Order>`` (as the TUI saves
     drafts). Raises ``Usage``."""
     from tui_app.contract.order import Order
-    from tui_app.wire.errors import WireError, not_utf8
+    from tui_app.wire.errors import WireError, not_utf8, regular_file
 
     try:
-        raw = path.read_bytes()
+        raw = regular_file(path).read_bytes()
     except IsADirectoryError:
         raise Usage(f"{path}: is a folder, not an order file") from None
     except OSError as exc:

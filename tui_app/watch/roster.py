@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_app.wire.errors import not_utf8
+from tui_app.wire.errors import not_utf8, regular_file
 
 NPN_MAX = 2**31 - 1
 NPN_KEYS = ("npn", "niprnumber", "nipr")
@@ -125,7 +125,7 @@ def _ndjson_rows(path: Path, text: str):
 
 def _text(path: Path) -> str:
     try:
-        raw = path.read_bytes()
+        raw = regular_file(path).read_bytes()
     except OSError as exc:
         raise RosterError([f"{path}: {exc.strerror or exc}"]) from None
     try:

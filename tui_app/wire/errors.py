@@ -1,4 +1,9 @@
-"""The one error of the wire layer."""
+"""The one error of the wire layer, and the words for a file that cannot be read as text."""
+
+import errno
+import os
+import stat
+from pathlib import Path
 
 
 class WireError(ValueError):
@@ -19,3 +24,24 @@ def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
         f"line {line} is not UTF-8 text (byte {at} of the line, {data[exc.start]:#04x}); "
         "save the file as UTF-8"
     )
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+def regular_file(path: Path) -> Path:
+    """``path``, if it is a regular file; anything else is an ``OSError`` saying what it
+    is. Reading a named pipe waits for a writer and a device may never end: a path typed
+    by mistake hung the reader (and quitting the app waited for it)."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, f"{file_kind(mode)}, not a file", str(path))
+    return path

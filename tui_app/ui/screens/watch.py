@@ -262,8 +262,11 @@ class WatchScreen(AreaScreen):
     async def add_entries(self, text: str) -> None:
         field = self.query_one("#watch-add", Input)
         path = Path(text.strip()).expanduser()
+        # NPNs are digits: what has a slash, a dot or a tilde is a file, there or not (a
+        # missing one was "not an NPN").
+        looks_like_path = any(c in text for c in "/\\.~")
         try:
-            if bool(text.strip()) and await asyncio.to_thread(path.exists):
+            if text.strip() and (looks_like_path or await asyncio.to_thread(path.exists)):
                 entries = await asyncio.to_thread(read_file, path)
             else:
                 entries = parse_npns([text])
