@@ -55,3 +55,25 @@ async def test_a_page_is_measured_by_its_own_rows():
         assert paged.keys == [3, 4]
         assert widths(paged)[0] < first[0]
         assert widths(paged) == await shown(["Cy", "Di"])
+
+
+async def test_pages_turned_in_a_burst_are_each_turned_once_and_no_further_than_the_end():
+    """Seen (QA, Watch): n pressed six times at once showed "page 7 of 4 · rows 601–700
+    of 310" over page 2's rows: each n took the last key of a page not read yet."""
+    async with OneTable().run_test() as pilot:
+        paged = pilot.app.query_one(PagedTable)
+        paged.show(rows([f"r{i}" for i in range(1, 8)]))  # 4 pages of 2
+        await paged.wait_loaded()
+        for _ in range(6):
+            paged.next_page()
+        for _ in range(20):
+            await pilot.pause(0.02)
+        assert (paged.page, paged.keys) == (4, [7])
+        info = str(paged.query_one(".paged-info").render())
+        assert info.startswith("Page 4 of 4  ·  rows 7–7 of 7")
+        paged.next_page()
+        paged.previous_page()
+        paged.previous_page()
+        for _ in range(20):
+            await pilot.pause(0.02)
+        assert (paged.page, paged.keys) == (2, [3, 4])

@@ -76,6 +76,19 @@ async def test_add_check_and_open_a_finding_at_its_tab_then_file_an_order(ui_app
         assert "Check 1 (done)" in text(screen, "#watch-roster")
         assert "License expiring" in text(screen, "#watch-history")
         table.focus()
+        # A filter that hides it says so, not "nothing needs attention", and the line
+        # under the table no longer speaks of the row it hid (QA: both did).
+        await pilot.press("s")  # severity: high, none of them
+        await screen.findings.wait_loaded()
+        await settle(app, pilot)
+        assert text(screen, "#watch-findings .paged-info") == (
+            "No findings of any kind and severity high; k and s change the filters."
+        )
+        assert text(screen, "#watch-detail") == ""
+        await pilot.press("s", "s", "s")  # medium, low, all
+        await screen.findings.wait_loaded()
+        await settle(app, pilot)
+        assert table.row_count == 1
         await pilot.press("enter")
         await settle(app, pilot)
         record = app.screen

@@ -220,11 +220,16 @@ class WatchScreen(AreaScreen):
                 WatchStore.count_findings, check, kinds=kinds, severities=severities
             )
 
-        empty = (
-            f"No findings in what was read, but the check is incomplete: {self._shortfall}."
-            if self._shortfall
-            else "No findings: nothing needs attention."
-        )
+        if kinds or severities:  # an all-clear would be false: the others are hidden
+            shown_kind = KINDS[self.kind][1] if self.kind else "any kind"
+            empty = (
+                f"No findings of {shown_kind} and severity {self.severity or 'any'}; "
+                f"{self.key('watch.kind')} and {self.key('watch.severity')} change the filters."
+            )
+        elif self._shortfall:
+            empty = f"No findings in what was read, but the check is incomplete: {self._shortfall}."
+        else:
+            empty = "No findings: nothing needs attention."
         self.findings.show(Source(fetch, count, empty=empty, label="findings"))
 
     def _show_filters(self) -> None:
@@ -377,6 +382,11 @@ class WatchScreen(AreaScreen):
         )
 
     # --- opening a finding ---
+
+    @on(PagedTable.PageShown)
+    def _page_shown(self, event: PagedTable.PageShown) -> None:
+        if not event.table.keys:  # no row left to say anything of (a filter, an env)
+            self.query_one("#watch-detail", Static).update("")
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

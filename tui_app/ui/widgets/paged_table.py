@@ -104,6 +104,9 @@ class PagedTable(Vertical):
         self.keys: list[int] = []
         """The keys of the rows shown, in order."""
         self._starts = [0]  # the ``after`` key of each page up to the one shown
+        self._queued = 0
+        """Pages asked for while one was still being read (keys pressed in a burst):
+        forward if positive, back if negative; turned once the page arrives."""
         self._cursor_to_end = False
         self._loaded = asyncio.Event()
 
@@ -132,6 +135,7 @@ class PagedTable(Vertical):
         """Show ``source`` from its first page."""
         self.source = source
         self._starts = [0]
+        self._queued = 0
         self._load(reset_cursor=True)
 
     def reload(self) -> None:
@@ -140,6 +144,9 @@ class PagedTable(Vertical):
             self._load(reset_cursor=False)
 
     def next_page(self) -> bool:
+        if not self._loaded.is_set():  # the page's last key is not known yet
+            self._queued += 1
+            return True
         if not self.has_next or not self.keys:
             return False
         self._starts.append(self.keys[-1])
@@ -147,6 +154,9 @@ class PagedTable(Vertical):
         return True
 
     def previous_page(self, *, to_last_row: bool = False) -> bool:
+        if not self._loaded.is_set():
+            self._queued -= 1
+            return True
         if self.page == 1:
             return False
         self._starts.pop()
@@ -187,6 +197,11 @@ class PagedTable(Vertical):
         self._fill(rows, reset_cursor)
         self._loaded.set()
         self.post_message(self.PageShown(self))
+        queued, self._queued = self._queued, 0
+        if queued > 0 and self.next_page():
+            self._queued = queued - 1  # the rest wait for the page just asked for
+        elif queued < 0 and self.previous_page():
+            self._queued = queued + 1
 
     def _fill(self, rows: list[Row], reset_cursor: bool) -> None:
         table = self.table
