@@ -148,6 +148,36 @@ async def test_search_type_picks_the_fields_and_their_rules(ui_app):
         assert "digits only" in text_of(app, "#f-Ssn-error")
 
 
+async def test_what_was_typed_comes_back_with_its_kind_and_search_type(ui_app):
+    """Seen (QA): names typed for an agent search were gone after Agencies and back to
+    Agents (and after a switch to SSN and back to NAME)."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        screen.query_one("#f-FirstName", Input).value = "Avery"
+        screen.query_one("#f-LastName", Input).value = "Sample"
+        await pilot.pause()
+        await pilot.click("#kind-agency")
+        await settle(app, pilot)
+        screen.query_one("#f-FirmName", Input).value = "Acme"
+        await pilot.click("#kind-agent")
+        await settle(app, pilot)
+        assert screen.query_one("#f-FirstName", Input).value == "Avery"
+        assert screen.query_one("#f-LastName", Input).value == "Sample"
+        screen.query_one("#search-type", Select).value = "SSN"
+        await settle(app, pilot)
+        screen.query_one("#f-LastName", Input).value = ""  # cleared: stays cleared
+        await pilot.pause()
+        screen.query_one("#search-type", Select).value = "NAME"
+        await settle(app, pilot)
+        assert screen.query_one("#f-FirstName", Input).value == "Avery"
+        assert screen.query_one("#f-LastName", Input).value == ""
+        await pilot.click("#kind-agency")
+        await settle(app, pilot)
+        assert screen.query_one("#f-FirmName", Input).value == "Acme"
+
+
 async def test_agencies_offer_every_search_type_of_the_enum(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -7,6 +7,8 @@ cannot be opened (a service need not send one)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -50,6 +52,10 @@ class SearchScreen(AreaScreen):
     def __init__(self) -> None:
         super().__init__()
         self.kind = "agent"
+        self.form_kind = "agent"
+        """The kind the form on show was built for (``kind`` changes first)."""
+        self.typed: dict[str, dict[str, Any]] = {}
+        """What the forms of each kind held when last left, by field."""
         self.result_kind = "agent"
         self.rows: list[tuple[int | None, tuple[Text, ...]]] = []
         self.more = ""
@@ -133,15 +139,25 @@ class SearchScreen(AreaScreen):
         )
 
     async def _rebuild_form(self) -> None:
-        """A new form for the chosen kind and type, keeping the values both share."""
+        """A new form for the chosen kind and type, keeping the values both share and what
+        was typed in a form of this kind before (Agents, Agencies, Agents again lost the
+        names typed; so did a NAME search switched to SSN and back)."""
         old = self.query_one(ModelForm)
         kept = old.data()
+        left = self.typed.setdefault(self.form_kind, {})
+        for path in old.inputs:
+            if path in kept:
+                left[path] = kept[path]
+            else:  # cleared: not brought back
+                left.pop(path, None)
         chosen = self.query_one("#search-type", Select).value
         assert isinstance(chosen, str), "the search type has no blank"
         form = self._form(SearchKind(chosen))
         await old.remove()
         await self.query_one("#form-box").mount(form)
-        form.load({k: v for k, v in kept.items() if k in form.inputs})
+        self.form_kind = self.kind
+        values = {**self.typed.get(self.kind, {}), **kept}
+        form.load({k: v for k, v in values.items() if k in form.inputs})
 
     @on(RadioSet.Changed, "#kind")
     async def _kind_changed(self, event: RadioSet.Changed) -> None:
