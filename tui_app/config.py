@@ -379,6 +379,21 @@ KEY_NAME = re.compile(r"((ctrl|shift|alt|meta|super|hyper)\+)*([a-z0-9_]+|[^\s,+
 printable character."""
 
 
+def _keys_spec(spec: str) -> str:
+    bad = [key for key in spec.split(",") if not KEY_NAME.fullmatch(key.strip())]
+    if bad:
+        raise ValueError(
+            f"{bad[0].strip()!r} is no key name (Textual's notation: "
+            '"f5", "ctrl+s", "question_mark", or one character; commas between keys)'
+        )
+    return spec
+
+
+KeysSpec = Annotated[str, AfterValidator(_keys_spec)]
+"""One or more keys, by Textual's names, separated by commas. Checked per entry, so that
+a problem is named at its own line of the file (it was named at the [keys] header)."""
+
+
 def name_problem(name: str) -> str | None:
     """What is wrong with an environment's name, if anything: it is shown on screen and
     printed by the CLI, where control characters (ESC, BEL) would steer the terminal."""
@@ -401,21 +416,9 @@ class Config(_Model):
     """UI theme name; the app's default theme if absent."""
     mask_pii: bool = True
     """Mask tax ids and other personal data on screen."""
-    keys: dict[str, str] = {}
+    keys: dict[str, KeysSpec] = {}
     """Key remapping: binding id -> key, or several keys separated by commas (Textual's
     notation), e.g. search = "1"."""
-
-    @field_validator("keys")
-    @classmethod
-    def _key_names(cls, keys: dict[str, str]) -> dict[str, str]:
-        for binding_id, spec in keys.items():
-            bad = [key for key in spec.split(",") if not KEY_NAME.fullmatch(key.strip())]
-            if bad:
-                raise ValueError(
-                    f"{binding_id}: {bad[0].strip()!r} is no key name (Textual's notation: "
-                    '"f5", "ctrl+s", "question_mark", or one character; commas between keys)'
-                )
-        return keys
 
     @field_validator("environments")
     @classmethod
