@@ -298,6 +298,13 @@ def test_missing_required_key_names_file_and_key(config_file: Path) -> None:
     assert message == f"{config_file}: active: is required"
 
 
+def test_a_table_declared_twice_is_named_as_written(config_file: Path) -> None:
+    """Seen (QA): "Cannot declare ('environments', 'sandbox') twice", a Python tuple."""
+    text = 'active = "s"\n[environments.s]\nembedded = true\n[environments.s]\nseed = 1\n'
+    message = load_error(config_file, text)
+    assert message.endswith("invalid TOML: Cannot declare environments.s twice")
+
+
 def test_syntax_error_in_broken_header_names_the_header(config_file: Path) -> None:
     """Seen: a broken header was said to be at "(top level)", not where the user looks."""
     message = load_error(config_file, 'active = "s"\n[environments.s\n')

@@ -127,6 +127,19 @@ def test_a_roster_that_is_not_utf8_is_named_by_its_line(sandbox, capsys, tmp_pat
     assert code == 2 and f"{roster}: line 2 is not UTF-8 text (byte 8 of the line, 0xe9)" in err
 
 
+def test_words_not_pythons(sandbox, capsys, tmp_path):
+    """Seen (QA): "argument --today: invalid fromisoformat value" and "NPN: True is not an
+    NPN" (a JSON true shown as Python writes it)."""
+    embedded(sandbox)
+    with pytest.raises(SystemExit):
+        run(capsys, "check", "--today", "2026-13-45")
+    assert "argument --today: '2026-13-45' is not a date (YYYY-MM-DD)" in capsys.readouterr().err
+    roster = tmp_path / "r.ndjson"
+    roster.write_text('{"npn": true}\n')
+    code, _, err = run(capsys, "add", "--file", str(roster))
+    assert code == 2 and "NPN: true is not an NPN" in err
+
+
 def test_a_roster_that_is_a_named_pipe_is_refused_at_once(sandbox, capsys, tmp_path):
     embedded(sandbox)
     fifo = tmp_path / "roster.csv"

@@ -11,11 +11,10 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import date
 
 from tui_app.bulk.commands import add_bulk_parser
 from tui_app.shell.parsers import COMMANDS as SHELL_COMMANDS
-from tui_app.shell.parsers import add_parsers, finite_number, user_path
+from tui_app.shell.parsers import add_parsers, finite_number, iso_date, user_path
 from tui_app.watch.commands import add_watch_parser
 from tui_app.words import OBEYED, counted
 
@@ -105,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--today",
-        type=date.fromisoformat,
+        type=iso_date,
         help="the sandbox's date (YYYY-MM-DD): a new registry's licenses are "
         "dated from it (default: the day it is first seeded); a later date "
         "shows an existing registry as it stands then (licenses expire)",

@@ -668,6 +668,10 @@ def _syntax_problem(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> str:
     else:
         line = int(match[1])
         message = message[: match.start()]
+    # tomllib names a table as a Python tuple: ('environments', 'sandbox') reads as written.
+    message = re.sub(
+        r"\(((?:'[^']*'(?:, )?)+)\)", lambda m: ".".join(re.findall(r"'([^']*)'", m[1])), message
+    )
     # Name the key on that line if the scanner can read it, else the table it sits in.
     keys = _key_lines(text)
     here = [k.path for k in keys if k.line == line]

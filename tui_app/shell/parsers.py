@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from datetime import date
 from pathlib import Path
 
 COMMANDS = ("search", "record", "order", "profile", "export")
@@ -33,6 +34,15 @@ def user_path(text: str) -> Path:
     """The argparse type of every option naming a file or folder of the user's: ``~`` is
     their home, as the TUI's file dialogs read it (a shell expands it only unquoted)."""
     return Path(text).expanduser()
+
+
+def iso_date(text: str) -> date:
+    """The argparse type of a date option (argparse's own message named the function:
+    "invalid fromisoformat value")."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
 def finite_number(text: str) -> float:

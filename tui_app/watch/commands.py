@@ -5,9 +5,8 @@
 from __future__ import annotations
 
 import argparse
-from datetime import date
 
-from tui_app.shell.parsers import finite_number, user_path
+from tui_app.shell.parsers import finite_number, iso_date, user_path
 
 EXAMPLES = """\
 examples:
@@ -58,7 +57,7 @@ def add_watch_parser(sub: argparse._SubParsersAction, positive) -> None:
     check.add_argument(
         "--concurrency", type=positive, default=4, help="requests in flight at once (default 4)"
     )
-    check.add_argument("--today", type=date.fromisoformat,
+    check.add_argument("--today", type=iso_date,
                        help="judge licenses as of this date (default: today, or the "
                        "embedded sandbox's today)")  # fmt: skip
     check.add_argument("--report", type=user_path, help="write the findings to this CSV file")

@@ -35,7 +35,8 @@ class Entry:
 
 def npn_of(text: object, where: str) -> int:
     """An NPN (digits, no leading zero, fits int32), or :class:`RosterError` naming ``where``."""
-    value = str(text if text is not None else "").strip()
+    value = json.dumps(text) if isinstance(text, bool) else str(text if text is not None else "")
+    value = value.strip()  # (a JSON true read as Python's True was shown so)
     if not re.fullmatch(r"[1-9][0-9]{0,9}", value) or int(value) > NPN_MAX:
         raise RosterError(
             [
