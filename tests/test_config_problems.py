@@ -94,3 +94,32 @@ async def test_the_app_starts_without_a_theme_whose_colour_is_bad(ui_app, config
         assert any("mine.toml skipped: primary: 'notacolor' is no colour" in n for n in notes)
         assert "mine" not in app.available_themes
     assert app.return_code in (None, 0)
+
+
+def test_sandbox_settings_on_a_server_environment_are_named() -> None:
+    """Seen (QA): seed and bulk_fail_rate on a server environment passed config check."""
+    server = Environment(base_url="https://registry.example.test", seed=7, bulk_fail_rate=0.5)
+    problems = config_problems(
+        Config(environments={"prod": server, "sb": Environment(embedded=True)}, active="sb")
+    )
+    assert problems == [
+        "environments.prod: seed, bulk_fail_rate: settings of the embedded sandbox, unused "
+        "by a server environment"
+    ]
+
+
+def test_a_url_with_white_space_is_refused() -> None:
+    with pytest.raises(ValueError, match="holds white space"):
+        Environment(base_url="https://x.example.test/ path")
+
+
+def test_an_app_wide_key_taken_by_a_screen_is_named() -> None:
+    """Seen (QA): ``record.copy = "1"`` passed config check, and in a record 1 then
+    copied the NPN instead of opening Search."""
+    assert config_problems(config(keys={"record.copy": "1"})) == [
+        "keys: 1 is both area.search and, on the screen of each, record.copy: there the "
+        "screen's wins"
+    ]
+    [shadowed] = config_problems(config(keys={"area.search": "f5"}))
+    assert shadowed.startswith("keys: f5 is both area.search and, on the screen of each, ")
+    assert "orders.submit" in shadowed and "bulk.submit" in shadowed

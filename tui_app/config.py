@@ -103,6 +103,8 @@ def redact_url(url: str) -> str:
 
 
 def _check_url(url: str) -> str:
+    if any(c.isspace() for c in url):  # "https://x.test/ path" was kept, space and all
+        raise ValueError(f"{redact_url(url)!r} holds white space; a URL has none")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(

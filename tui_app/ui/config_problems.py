@@ -11,9 +11,10 @@ from collections.abc import Collection, Iterator, Mapping
 
 from textual.binding import BindingsMap
 from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.theme import BUILTIN_THEMES
 
-from tui_app.config import Config
+from tui_app.config import EMBEDDED_ONLY, Config
 from tui_app.ui.themes import load_themes
 
 
@@ -44,17 +45,33 @@ def binding_ids() -> set[str]:
     }
 
 
+def _remapped(node: type[DOMNode], keymap: Mapping[str, str]) -> BindingsMap:
+    remapped = (node._merged_bindings or BindingsMap()).copy()
+    remapped.apply_keymap(keymap)
+    return remapped
+
+
 def key_clashes(keymap: Mapping[str, str]) -> list[str]:
-    """Bindings that ``keymap`` leaves without a key, as lines: it gave their key to
-    another binding of the same screen (``orders.submit = "f6"`` took F6 from Save draft,
-    which then had none; Textual says nothing: its own clash report misses this case)."""
+    """What ``keymap`` makes of keys that two bindings want, as lines: a binding left
+    without a key, its key given to another of the same screen (``orders.submit = "f6"``
+    took F6 from Save draft; Textual says nothing: its own clash report misses this), and
+    an app-wide key a screen takes for itself (``record.copy = "1"``: in a record, 1 no
+    longer opened Search)."""
+    from tui_app.ui.app import ProducerApp
+
     problems = set()
+    app_wide = {key: b.id for key, b in _remapped(ProducerApp, keymap) if b.id and not b.priority}
+    shadowed: dict[tuple[str, str], set[str]] = {}
     for node in _nodes():
         if node._merged_bindings is None:
             continue
         before = {binding.id: key for key, binding in node._merged_bindings if binding.id}
-        remapped = node._merged_bindings.copy()
-        remapped.apply_keymap(keymap)
+        remapped = _remapped(node, keymap)
+        if issubclass(node, Screen):
+            for key, binding in remapped:
+                other = app_wide.get(key)
+                if other and binding.id and (binding.id in keymap or other in keymap):
+                    shadowed.setdefault((key, other), set()).add(binding.id)
         kept = {binding.id for _, binding in remapped}
         for lost in before.keys() - kept:
             takers = [
@@ -66,6 +83,11 @@ def key_clashes(keymap: Mapping[str, str]) -> list[str]:
                 f"keys: {' and '.join(takers)} takes {before[lost]} from {lost}, "
                 "which is left without a key"
             )
+    for (key, other), ids in shadowed.items():
+        problems.add(
+            f"keys: {key} is both {other} and, on the screen of each, {', '.join(sorted(ids))}: "
+            "there the screen's wins"
+        )
     return sorted(problems)
 
 
@@ -81,6 +103,14 @@ def config_problems(config: Config, themes: Collection[str] | None = None) -> li
             if binding_id not in known
         ]
         problems += key_clashes(config.keys)
+    for name, env in config.environments.items():
+        # Refused outright they would stop configs that worked from loading: said instead.
+        unused = [key for key in EMBEDDED_ONLY if key in env.model_fields_set]
+        if unused and not env.embedded:
+            problems.append(
+                f"environments.{name}: {', '.join(unused)}: settings of the embedded sandbox, "
+                "unused by a server environment"
+            )
     if themes is None:
         # As the app would find them: a theme file it would skip is a problem too.
         found = [theme.name for theme in load_themes(problems.append)]
