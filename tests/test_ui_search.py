@@ -9,7 +9,7 @@ import httpx
 import tomli_w
 from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, Select, Static
-from ui_support import SIZE, settle
+from ui_support import SIZE, settle, shown
 
 from tui_app.client.registry import RegistryClient, RetryPolicy
 from tui_app.config import GROUPS, config_path, load_config
@@ -263,6 +263,9 @@ async def test_open_by_npn_and_unknown_npn(ui_app):
         await settle(app, pilot)
         assert isinstance(app.screen, RecordScreen)
         assert "Cannot show agent NPN 19000009" in text_of(app, "#record-title")
+        await pilot.press("a")  # QA: "has not loaded yet", of a record that never will
+        await pilot.pause()
+        assert shown(app)[-1].message.startswith("The record could not be read: ")
         await pilot.press("escape")
         await pilot.pause()
         query = app.screen.query_one("#npn", Input)

@@ -65,6 +65,8 @@ class RecordScreen(ProducerScreen):
         self.came_from = came_from
         """The area the record was opened from, for the breadcrumb."""
         self.info: FullInfo | None = None
+        self.failure: str | None = None
+        """Why the record could not be read, once that is known."""
         self.env_left: str | None = None
         """The environment switched to since the record opened, if any."""
 
@@ -183,6 +185,7 @@ class RecordScreen(ProducerScreen):
             else:
                 response = await client.get_agency(self.npn)
         except ClientError as exc:
+            self.failure = exc.message
             self.query_one("#record-title", Static).update(
                 Text(f"Cannot show {self.kind} NPN {self.npn}: {exc.message}  (Esc goes back)")
             )
@@ -381,8 +384,10 @@ class RecordScreen(ProducerScreen):
     # --- actions ---
 
     async def action_order(self, filing: str) -> None:
-        if self.info is None:
-            self.notify("The record has not loaded yet.", severity="warning")
+        if self.info is None:  # not loaded yet, or never: the service said why (QA)
+            said = f"The record could not be read: {self.failure}" if self.failure else (
+                "The record has not loaded yet.")  # fmt: skip
+            self.notify(said, severity="warning")
             return
         from tui_app.prefill import order_from_record
 
