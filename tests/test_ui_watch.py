@@ -252,3 +252,32 @@ async def test_the_area_and_its_actions_are_in_the_palette_with_the_keys_as_rema
         assert helps["Watch: Add NPNs"] == "Typed, pasted or from a file (key f2)"
         # The palette said "(F5)" here, written by hand beside the binding it repeated.
         assert helps["Watch: Check now"] == "Read every record on the roster (key ^k)"
+
+
+async def test_a_check_carried_on_is_said_to_run_while_it_runs(ui_app):
+    """Seen (QA): a stopped check carried on with F5 was still "Check 7 (stopped)" above
+    its own progress line until it ended."""
+    from tui_app.config import Environment, default_config, save_config
+
+    paced = Environment(embedded=True, watch_rate=4)  # 4 records a second: time to look
+    save_config(default_config().model_copy(update={"environments": {"sandbox": paced}}))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        await add(app, pilot, screen, " ".join(str(19000001 + n) for n in range(12)))
+
+        async def until_said(words: str) -> None:
+            for _ in range(150):
+                if words in text(screen, "#watch-roster"):
+                    return
+                await pilot.pause(0.02)
+            raise AssertionError(f"{words!r} not in {text(screen, '#watch-roster')!r}")
+
+        await pilot.press("escape", "f5")
+        await until_said("(running)")
+        await pilot.press("f6")
+        await until_said("(stopped)")
+        await pilot.press("f5")  # carried on
+        await until_said("(running)")
+        await pilot.press("f6")
+        await until_said("(stopped)")

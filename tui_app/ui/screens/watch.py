@@ -143,8 +143,12 @@ class WatchScreen(AreaScreen):
         said = f"Roster of {env}: {counted(size, 'producer')}"
         if last is not None:
             found = sum(counts[last.id].values())
-            # A finished check that could not read everyone is no all-clear: never "done".
-            state = "incomplete" if last.state == DONE and short else last.state.lower()
+            # A finished check that could not read everyone is no all-clear: never "done";
+            # one carried on here runs, whatever the store said when it stopped (QA).
+            if self._stop is not None:
+                state = "running"
+            else:
+                state = "incomplete" if last.state == DONE and short else last.state.lower()
             unread = f"{last.total - last.read:,} not read, " if short else ""
             said += (
                 f"\nCheck {last.id} ({state}) as of {last.today}: "
@@ -366,6 +370,8 @@ class WatchScreen(AreaScreen):
         self.reload()
 
     def _on_progress(self, progress: Progress) -> None:
+        if self.progress is None:  # the check has begun: its line says so at once
+            self.reload()
         self.progress = progress  # drawn by the timer: at most 5 times a second
 
     def _draw_progress(self) -> None:
