@@ -100,7 +100,7 @@ async def test_a_stranger_shaped_record_is_shown_whole_and_masked(ui_app):
         # the tabs still show what they know, and the old license reads as expired
         assert "Stranger" in str(app.screen.query_one("#record-title").render())
         licenses = app.screen.query_one("#licenses-table")
-        assert licenses.get_row_at(0)[4].plain.startswith("EXPIRED")
+        assert licenses.get_row_at(0)[2].plain.startswith("EXPIRED")
 
 
 async def test_the_sandbox_record_lists_its_other_members_in_either_dialect(

@@ -102,11 +102,14 @@ async def test_licenses_say_their_standing_in_words(ui_app):
         assert app.screen.query_one("#record-tabs").active == "licenses"
         table = app.screen.query_one("#licenses-table", DataTable)
         standings = {
-            table.get_row_at(i)[0].plain: table.get_row_at(i)[4].plain
+            table.get_row_at(i)[0].plain: table.get_row_at(i)[2].plain
             for i in range(table.row_count)
         }
         assert standings["TX"] == "EXPIRES IN 45 days"
         assert standings["CA"] == "ACTIVE"
+        # Standing and expiry right after the license, where 80 columns still show them.
+        labels = [str(column.label) for column in table.columns.values()]
+        assert labels[:4] == ["State", "Number", "Standing", "Expires"]
 
 
 async def test_copy_npn_uses_the_clipboard(ui_app):

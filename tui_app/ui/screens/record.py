@@ -85,14 +85,16 @@ class RecordScreen(ProducerScreen):
                 (
                     "licenses",
                     "Licenses",
+                    # Standing and expiry first after the license itself: at 80 columns
+                    # the table showed up to "Expir" (QA).
                     (
                         "State",
                         "Number",
+                        "Standing",
+                        "Expires",
                         "Class",
                         "Res.",
-                        "Standing",
                         "Issued",
-                        "Expires",
                         "CE",
                         "Lines",
                     ),
@@ -308,9 +310,10 @@ class RecordScreen(ProducerScreen):
             words, level = license_standing(lic.Active, us_date(lic.ExpirationDate), self.app.today)
             lines = ", ".join(loa.Name or loa.Code or "" for loa in lic.LinesOfAuthority)
             tables["licenses"].add_row(
-                *map(cell, (lic.State, lic.LicenseNumber, lic.LicenseClass, lic.Residency)),
+                *map(cell, (lic.State, lic.LicenseNumber)),
                 Text(words, style=style[level]),
-                *map(cell, (lic.IssueDate, lic.ExpirationDate, lic.CeCompliance, lines)),
+                *map(cell, (lic.ExpirationDate, lic.LicenseClass, lic.Residency, lic.IssueDate)),
+                *map(cell, (lic.CeCompliance, lines)),
             )
             for loa in lic.LinesOfAuthority:
                 tables["authority"].add_row(
