@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 from textwrap import dedent
 
@@ -545,6 +546,42 @@ def test_settings_of_one_environment_changed_here_and_there_are_both_kept(
     saved = save_change(base, mine).environments["staging"]
     assert (saved.timeout, saved.watch_days) == (45.0, 90)
     assert load_config().environments["staging"] == saved
+
+
+def test_an_environment_renamed_here_is_never_blended_with_the_one_of_its_new_name(
+    config_file: Path,
+) -> None:
+    """Seen (review): sandbox renamed lab and staging renamed sandbox here, while a hand
+    edit added watch_days to sandbox in the file: the staging server took the sandbox's
+    watch_days. A renamed environment is merged whole: a change there too is asked about."""
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(FULL)
+    base = load_config()
+    sandbox, staging = base.environments["sandbox"], base.environments["staging"]
+    save_config(with_env(base, "sandbox", sandbox.model_copy(update={"watch_days": 7})))
+    mine = changed(base, environments={"lab": sandbox, "sandbox": staging}, active="sandbox")
+    with pytest.raises(ConfigConflict, match=r"in environments\.sandbox too$"):
+        save_change(base, mine, renamed={"lab", "sandbox"})
+    saved = save_change(base, mine, renamed={"lab", "sandbox"}, overwrite=True)
+    assert saved.environments["sandbox"] == staging  # the server, with nothing of the sandbox's
+
+
+def test_overwrite_saves_an_environment_whose_two_sides_do_not_fit_together(
+    config_file: Path,
+) -> None:
+    """Seen (review): the sandbox turned into a server here while a hand edit gave it a
+    date: the blend was invalid, and "Overwrite" asked the same question again, for ever."""
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(FULL)
+    base = load_config()
+    sandbox = base.environments["sandbox"]
+    dated = sandbox.model_copy(update={"today": date(2026, 1, 1)})
+    save_config(with_env(base, "sandbox", dated))
+    server = Environment(base_url="https://other.example.test")
+    mine = with_env(base, "sandbox", server)
+    with pytest.raises(ConfigConflict, match="do not fit together"):
+        save_change(base, mine)
+    assert save_change(base, mine, overwrite=True).environments["sandbox"] == server
 
 
 def test_a_change_over_a_file_broken_since_is_refused(config_file: Path) -> None:

@@ -12,6 +12,7 @@ import os
 import re
 import tempfile
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -505,24 +506,33 @@ def save_config(config: Config, path: Path | None = None) -> None:
 
 
 def save_change(
-    base: Config, mine: Config, path: Path | None = None, *, overwrite: bool = False
+    base: Config,
+    mine: Config,
+    path: Path | None = None,
+    *,
+    overwrite: bool = False,
+    renamed: Collection[str] = (),
 ) -> Config:
     """Write ``mine``, this instance's change of ``base`` (the config as it read it), and
     return what was written. The file is read again first: whatever another instance or a
     hand edit changed there since is kept. A setting both changed, differently, is a
-    :class:`ConfigConflict` (nothing written) unless ``overwrite`` says ``mine`` wins it."""
+    :class:`ConfigConflict` (nothing written) unless ``overwrite`` says ``mine`` wins it.
+    ``renamed``: names in ``mine`` given to an environment that had another name (merged
+    whole, never setting by setting with the one the name belonged to)."""
     path = path or config_path()
     try:
         disk = _read_config(path)
     except ConfigError as exc:
         raise ConfigError(f"the config file was changed and has problems now: {exc}") from None
     if disk is not None and disk != base:
-        mine = _merge(base, mine, disk, path, overwrite)
+        mine = _merge(base, mine, disk, path, overwrite, renamed)
     save_config(mine, path)
     return mine
 
 
-def _merge(base: Config, mine: Config, disk: Config, path: Path, overwrite: bool) -> Config:
+def _merge(
+    base: Config, mine: Config, disk: Config, path: Path, overwrite: bool, renamed: Collection[str]
+) -> Config:
     """Three-way merge, setting by setting (an environment's too): a setting this instance
     left as it read it takes the file's value, one it changed takes its own."""
     conflicts: list[str] = []
@@ -545,12 +555,20 @@ def _merge(base: Config, mine: Config, disk: Config, path: Path, overwrite: bool
 
     data = merged(Config, "", base, mine, disk)
     envs: dict[str, object] = {}
+    blended: list[str] = []
     for name in dict.fromkeys([*mine.environments, *disk.environments]):
         b, m, d = (c.environments.get(name) for c in (base, mine, disk))
-        if b is not None and m is not None and d is not None:
+        if (
+            b is not None
+            and m is not None
+            and d is not None
+            and b not in (m, d)
+            and (name not in renamed)
+        ):
             # Changed on both sides: each keeps its own settings (a key added by hand
             # beside a timeout changed here); only the same setting changed twice clashes.
             envs[name] = merged(Environment, f"environments.{name}.", b, m, d)
+            blended.append(name)
         elif (env := m if mine_wins(f"environments.{name}", b, m, d) else d) is not None:
             envs[name] = env
     data["environments"] = envs
@@ -561,7 +579,18 @@ def _merge(base: Config, mine: Config, disk: Config, path: Path, overwrite: bool
         return Config.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {_message(e)}" for e in exc.errors())
-        raise ConfigConflict(f"{changed}, and the two do not fit together: {problems}") from None
+        if not overwrite:
+            raise ConfigConflict(
+                f"{changed}, and the two do not fit together: {problems}"
+            ) from None
+    # Told to overwrite: an environment whose settings from both sides do not fit together
+    # (a server here, a sandbox's date added there) is saved as it is here.
+    for name in blended:
+        envs[name] = mine.environments[name]
+    try:
+        return Config.model_validate(data)
+    except ValidationError:
+        raise ConfigError(f"{changed}, and the two do not fit together: {problems}") from None
 
 
 def _replace_file(path: Path, text: str) -> None:

@@ -8,7 +8,7 @@ import asyncio
 import gc
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import date
 from functools import partial
 from importlib import import_module
@@ -389,12 +389,17 @@ class ProducerApp(App[None]):
             self.save_settings(self.config.model_copy(update={"theme": theme.name}))
 
     def write_config(
-        self, config: Config, base: Config | None = None, *, overwrite: bool = False
+        self,
+        config: Config,
+        base: Config | None = None,
+        *,
+        overwrite: bool = False,
+        renamed: Collection[str] = (),
     ) -> Config:
         """Write ``config``, a change of ``base`` (by default the app's config), keeping
-        what was changed in the file since (:func:`save_change`); what was written becomes
-        the app's config. Raises ConfigError."""
-        self.config = save_change(base or self.config, config, overwrite=overwrite)
+        what was changed in the file since (:func:`save_change`, ``renamed`` as there);
+        what was written becomes the app's config. Raises ConfigError."""
+        self.config = save_change(base or self.config, config, overwrite=overwrite, renamed=renamed)
         return self.config
 
     def save_settings(self, config: Config) -> bool:

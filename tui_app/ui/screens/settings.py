@@ -250,7 +250,8 @@ class SettingsScreen(AreaScreen):
         edit): kept, unless it changed what this one did, which the user settles."""
         base = self.base
         try:
-            saved = self.app.write_config(config, base, overwrite=overwrite)
+            renamed = {d.name.strip() for d in self.drafts if d.name.strip() != d.saved_name}
+            saved = self.app.write_config(config, base, overwrite=overwrite, renamed=renamed)
         except ConfigConflict as exc:
 
             def answered(yes: bool | None) -> None:
