@@ -547,7 +547,7 @@ def test_export_unreachable_exits_3(capsys, unreachable):
 # --- a service that answers badly ----------------------------------------------------------
 
 
-OBEYED_NAME = "Acme\u001b]0;pwned\u0007\u001b[31m\u009b2J\u202eInc"
+OBEYED_NAME = "Acme\u001b]0;pwned\u0007\u001b[31m\u009b2J\u202eInc\rOK"
 """A firm's name a terminal would obey (retitle, recolour, clear, turn around)."""
 
 
@@ -635,7 +635,8 @@ def test_what_a_terminal_would_obey_is_shown_on_a_terminal_and_kept_in_a_pipe(ca
         assert main(["order", "status", "SH200"]) == 1
     shown = "Acme␛]0;pwned␇␛[31m�2J�Inc"
     assert shown in out.getvalue() and f"database down {shown}" in err.getvalue()
-    for obeyed in ("\x1b", "\x07", "\x9b", "\u202e"):
+    assert "Inc␍OK" in err.getvalue()  # a CR in a message would hide what came before it
+    for obeyed in ("\x1b", "\x07", "\x9b", "\u202e", "\r"):
         assert obeyed not in out.getvalue() + err.getvalue()
     code, piped, _ = run(capsys, "search", "agencies", "--ssn", "00-0000001", "--format", "json")
     [firm] = json.loads(piped)["NiprFirmsSummaryInfo"]["Firms"]

@@ -123,3 +123,21 @@ def test_an_app_wide_key_taken_by_a_screen_is_named() -> None:
     [shadowed] = config_problems(config(keys={"area.search": "f5"}))
     assert shadowed.startswith("keys: f5 is both area.search and, on the screen of each, ")
     assert "orders.submit" in shadowed and "bulk.submit" in shadowed
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [('primary = 5', "primary: 5 is no colour"), ('name = 3', "name: 3 is not text"),
+     ('primary = "#fff"\n[variables]\nx = 1', "variables: a table of CSS variables")],
+)  # fmt: skip
+def test_a_theme_file_of_the_wrong_types_is_named_not_a_traceback(config_file, capsys, line, words):
+    """Seen (review): ``primary = 5`` raised an AttributeError out of config check."""
+    save_config(config())
+    themes = config_file.parent / "themes"
+    themes.mkdir(parents=True, exist_ok=True)
+    body = line if line.startswith("name") else f'name = "t"\n{line}'
+    if "primary" not in body:
+        body += '\nprimary = "#ffffff"'
+    (themes / "t.toml").write_text(body + "\n")
+    assert main(["config", "check"]) == 2
+    assert words in capsys.readouterr().err

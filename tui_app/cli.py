@@ -163,20 +163,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 TEXT_COMMANDS = frozenset({"config", "bulk", "watch", *SHELL_COMMANDS})
 """Commands that print text for a person: tables, messages, the service's own words."""
 
-_SHOWN = {code: shown for code, shown in OBEYED.items() if code != 0x0D}
-"""What a terminal would obey, less carriage return: the progress lines redraw with it
-(and a table's cells hold no CR: each cell's white space is made one space)."""
-
 
 class _TerminalText:
     """A terminal's text stream that shows, instead of sending, the characters a terminal
-    would obey (:data:`tui_app.words.OBEYED`)."""
+    would obey (:data:`tui_app.words.OBEYED`). A write that begins with a carriage return
+    is a progress line redrawing itself: that one CR is sent (one inside the text, from a
+    service's message, could hide what came before it)."""
 
     def __init__(self, stream) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        return self._stream.write(text.translate(_SHOWN))
+        redraw = "\r" if text.startswith("\r") else ""
+        return self._stream.write(redraw + text[len(redraw) :].translate(OBEYED))
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)

@@ -51,18 +51,21 @@ def theme_from_file(path: Traversable) -> Theme:
         raise ValueError(f"unknown keys {', '.join(unknown)}")
     if "name" not in data or "primary" not in data:
         raise ValueError("a theme needs at least name and primary")
+    if not isinstance(data["name"], str):
+        raise ValueError(f"name: {data['name']!r} is not text")
     for key in COLOURS:
         if key in data:
             try:
                 Color.parse(data[key])
-            except (ColorParseError, TypeError, ValueError):
+            except (ColorParseError, AttributeError, TypeError, ValueError):  # 5, not "5"
                 raise ValueError(
                     f"{key}: {data[key]!r} is no colour (#rrggbb, rgb(r, g, b) or a colour name)"
                 ) from None
     if not isinstance(data.get("dark", True), bool):
         raise ValueError(f"dark: {data['dark']!r} is not true or false")
-    if not isinstance(data.get("variables", {}), dict):
-        raise ValueError("variables: a table of CSS variables ([variables])")
+    variables = data.get("variables", {})
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise ValueError("variables: a table of CSS variables, each a text ([variables])")
     return Theme(**data)
 
 
