@@ -114,6 +114,11 @@ def test_check_knows_the_environments_request_limit(capsys, config_file, tmp_pat
         'active = "sb"\n[environments.sb]\nembedded = true\nbulk_max_request_bytes = 1200\n'
     )
     assert bulk(capsys, "check", str(path))[0] == 1
+    # A check sends nothing: a config it cannot read means no limit, not a refusal
+    # (review: `bulk check` of a file stopped at a broken config).
+    config_file.write_text("active = ")
+    assert bulk(capsys, "check", str(path))[0] == 0
+    assert bulk(capsys, "check", str(path), "--max-request-bytes", "1200")[0] == 1
 
 
 def test_counts_of_one_are_singular(capsys, tmp_path):

@@ -141,3 +141,13 @@ def test_a_theme_file_of_the_wrong_types_is_named_not_a_traceback(config_file, c
     (themes / "t.toml").write_text(body + "\n")
     assert main(["config", "check"]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_a_key_that_acts_before_the_fields_remapped_to_a_character_is_named() -> None:
+    """Seen (review): Save draft acts as it arrives (so a path pasted after it goes to
+    its dialog); remapped to "s", no field of Orders could take an s, without a word."""
+    assert config_problems(config(keys={"orders.save_draft": "s"})) == [
+        "keys: orders.save_draft = 's': it acts before any field sees the key, so s could no "
+        "longer be typed on its screen"
+    ]
+    assert config_problems(config(keys={"orders.save_draft": "ctrl+s"})) == []

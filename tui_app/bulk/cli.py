@@ -97,14 +97,22 @@ def _environment(name: str | None) -> tuple[str, Environment]:
 # --- actions -----------------------------------------------------------------------------
 
 
+def _request_limit(env_name: str | None) -> int | None:
+    """The environment's request size limit, for a check that sends nothing: a config
+    that cannot be read (or none) means no limit, not a refusal."""
+    try:
+        return _environment(env_name)[1].bulk_max_request_bytes
+    except ConfigError:
+        return None
+
+
 def _check(args: argparse.Namespace) -> int:
     """Validate FILE as ``submit`` would, recording and sending nothing: each bad line
     with its reason (the first ``SHOWN_PROBLEMS``), then the counts. 0 when every record is
     valid, 1 when some are not (or there is none)."""
     progress = _Progress(sys.stderr, _checking)
     try:
-        _, env = _environment(getattr(args, "env", None))
-        limit = args.max_request_bytes or env.bulk_max_request_bytes
+        limit = args.max_request_bytes or _request_limit(getattr(args, "env", None))
         found = preflight(args.file, on_progress=progress.update, first=SHOWN_PROBLEMS,
                           max_bytes=limit)  # fmt: skip
     except KeyboardInterrupt:

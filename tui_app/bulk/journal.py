@@ -1038,11 +1038,17 @@ def _select_in(
     return [tuple(row) for row in found]
 
 
+def request_bytes(length: int) -> int:
+    """What a line of ``length`` bytes may take in a request: in an envelope, with its
+    newline (an upper bound, so that a request never outgrows its limit)."""
+    return length + ENVELOPE_BYTES + 1
+
+
 def _within(rows: list[sqlite3.Row], max_bytes: int) -> list[sqlite3.Row]:
     """The first rows whose enveloped lines fit in ``max_bytes`` (at least one row)."""
     total = 0
     for count, row in enumerate(rows):
-        total += row["length"] + ENVELOPE_BYTES + 1
+        total += request_bytes(row["length"])
         if total > max_bytes:
             return rows[: max(count, 1)]
     return rows

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tui_app.bulk.checker import available_cores, checked_chunks
+from tui_app.bulk.journal import request_bytes
 from tui_app.bulk.source import inspect_file
 
 FIRST_PROBLEMS = 20
@@ -99,7 +100,7 @@ def preflight(
             for checked in chunk:
                 records += 1
                 errors = checked.errors
-                if max_bytes is not None and checked.length > max_bytes:
+                if max_bytes is not None and request_bytes(checked.length) > max_bytes:
                     errors = (*errors, f"{checked.length:,} bytes: longer than a request may "
                               f"be here ({max_bytes:,} bytes, bulk_max_request_bytes)")  # fmt: skip
                 if not errors:

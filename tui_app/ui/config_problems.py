@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import unicodedata
 from collections.abc import Collection, Iterator, Mapping
 
 from textual.binding import BindingsMap
@@ -45,6 +46,18 @@ def binding_ids() -> set[str]:
     }
 
 
+def _typed(key: str) -> bool:
+    """Whether ``key`` (Textual's name) types a character into a field: ``s``, ``space``,
+    ``question_mark``; not ``f6`` or ``ctrl+s``."""
+    if "+" in key:
+        return False
+    try:
+        char = key if len(key) == 1 else unicodedata.lookup(key.replace("_", " "))
+    except KeyError:
+        return False
+    return char.isprintable()
+
+
 def _remapped(node: type[DOMNode], keymap: Mapping[str, str]) -> BindingsMap:
     remapped = (node._merged_bindings or BindingsMap()).copy()
     remapped.apply_keymap(keymap)
@@ -67,6 +80,12 @@ def key_clashes(keymap: Mapping[str, str]) -> list[str]:
             continue
         before = {binding.id: key for key, binding in node._merged_bindings if binding.id}
         remapped = _remapped(node, keymap)
+        for key, binding in remapped:
+            if binding.priority and binding.id and binding.id in keymap and _typed(key):
+                problems.add(
+                    f"keys: {binding.id} = {keymap[binding.id]!r}: it acts before any field "
+                    f"sees the key, so {key} could no longer be typed on its screen"
+                )
         if issubclass(node, Screen):
             for key, binding in remapped:
                 other = app_wide.get(key)
