@@ -322,7 +322,7 @@ def test_a_large_job_on_the_embedded_sandbox_serves_it_from_a_process_of_its_own
     code, _, err = bulk(capsys, "submit", str(path), "--wait")
     assert code == 0, err
     [(used, args)] = started
-    assert used == db and "--token-env" in args and "--exit-with-parent" in args
+    assert used == db and "--token-env" in args and "--stop-with" in args
     assert sorted(received(db).values()) == [1] * 5  # in the store the app reads
 
 
@@ -330,8 +330,9 @@ def test_a_sandbox_served_for_a_worker_ends_when_the_worker_is_killed(tmp_path):
     """A worker killed outright (kill -9) must not leave its sandbox serving on."""
     parent = subprocess.Popen(
         [sys.executable, "-c", (
-            "import sys, time; from tui_app.sandbox.process import served\n"
-            f"with served({str(tmp_path / 'sb.db')!r}, '--size', '50', '--exit-with-parent') as s:\n"
+            "import os, sys, time; from tui_app.sandbox.process import served\n"
+            f"with served({str(tmp_path / 'sb.db')!r}, '--size', '50', '--stop-with', "
+            "str(os.getpid())) as s:\n"
             "    print(s.process.pid, flush=True); time.sleep(600)"
         )],
         stdout=subprocess.PIPE, text=True,

@@ -71,9 +71,10 @@ def _parser() -> argparse.ArgumentParser:
         "--fail-rate", type=_rate, default=0.0, help="share of transient, retryable failures (0..1)"
     )
     serve.add_argument(
-        "--exit-with-parent",
-        action="store_true",
-        help="stop when the process that started this one ends (a bulk worker's own sandbox)",
+        "--stop-with",
+        type=int,
+        metavar="PID",
+        help="stop when process PID ends (a bulk worker's own sandbox)",
     )
     serve.add_argument(
         "--bulk-fail-rate",
@@ -348,5 +349,5 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
         today=args.today,
         import_rules=args.import_rules,
         dialect=args.dialect,
-        parent=os.getppid() if args.exit_with_parent else None,
+        stop_with=args.stop_with,
     )

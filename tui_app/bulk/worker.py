@@ -68,15 +68,16 @@ def _sandbox_apart(env: Environment) -> Iterator[Environment]:
     of its own, as an environment that reaches it there; stopped on leaving. Its database,
     seed, date, dialect and failure rate are the embedded one's. Raises ``RuntimeError``
     if it does not start."""
+    from tui_app.client.factory import embedded_db
     from tui_app.sandbox.process import served
 
     os.environ[TOKEN_VARIABLE] = secrets.token_urlsafe(32)  # inherited by the server
     args = ["--seed", str(env.seed), "--bulk-fail-rate", str(env.bulk_fail_rate),
             "--dialect", env.dialect, "--token-env", TOKEN_VARIABLE,
-            "--exit-with-parent"]  # fmt: skip
+            "--stop-with", str(os.getpid())]  # fmt: skip
     if env.today is not None:
         args += ["--today", env.today.isoformat()]
-    with served(data_dir() / f"sandbox-{env.seed}.db", *args) as server:
+    with served(embedded_db(env.seed), *args) as server:
         yield Environment(
             base_url=server.url,
             auth=Auth(type="bearer", token_env=TOKEN_VARIABLE),

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
@@ -95,15 +96,18 @@ def _embedded(env: Environment, today: date | None) -> tuple[Sandbox, ASGIApp]:
     return sandbox, wrap(create_app(sandbox, manage=False, web_docs=False), env.dialect)
 
 
+def embedded_db(seed: int) -> Path:
+    """The embedded sandbox's database: the app's, a bulk worker's and its served one's."""
+    return data_dir() / f"sandbox-{seed}.db"
+
+
 def start_embedded_sandbox(seed: int, today: date | None = None, **settings) -> Sandbox:
     """The in-process sandbox; ``today`` fixes its licenses' dates (tests, screenshots) and
     ``settings`` are further :class:`SandboxSettings` (e.g. a faster order lifecycle)."""
     from tui_app.sandbox.app import Sandbox, SandboxSettings
 
     sandbox = Sandbox(
-        SandboxSettings(
-            db_path=data_dir() / f"sandbox-{seed}.db", seed=seed, today=today, **settings
-        )
+        SandboxSettings(db_path=embedded_db(seed), seed=seed, today=today, **settings)
     )
     sandbox.start(bulk_worker=False, seed_in_background=True)
     return sandbox

@@ -4,6 +4,7 @@ integration tests and benchmarks: ``with served(db) as s: httpx.get(s.url + ...)
 from __future__ import annotations
 
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -38,9 +39,13 @@ class ServedSandbox:
 
 
 @contextmanager
-def served(db: Path, *args: str, host: str = "127.0.0.1") -> Iterator[ServedSandbox]:
+def served(
+    db: Path, *args: str, host: str = "127.0.0.1", timeout: float = 120.0
+) -> Iterator[ServedSandbox]:
     """Serve the sandbox with database ``db`` and further ``serve`` options ``args``;
-    stopped on leaving the block."""
+    stopped on leaving the block. ``RuntimeError`` if it is not serving within ``timeout``
+    seconds (a first seeding takes a few). In a session of its own: a Ctrl-C meant for
+    the caller (a graceful stop) does not stop it under the caller's feet."""
     command = [
         sys.executable,
         "-m",
@@ -62,11 +67,19 @@ def served(db: Path, *args: str, host: str = "127.0.0.1") -> Iterator[ServedSand
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
     )
     sandbox = None
     assert process.stdout is not None and process.stderr is not None  # both PIPE
     try:
-        line = process.stdout.readline()  # the serve command prints its URL once ready
+        first: queue.Queue[str] = queue.Queue()
+        out = process.stdout
+        threading.Thread(target=lambda: first.put(out.readline()), daemon=True).start()
+        try:
+            line = first.get(timeout=timeout)  # the serve command prints its URL once ready
+        except queue.Empty:
+            process.kill()
+            raise RuntimeError(f"the sandbox was not serving after {timeout:.0f} s") from None
         if "http://" not in line:
             process.kill()
             raise RuntimeError(f"the sandbox did not start: {line}{process.stderr.read()}")

@@ -39,7 +39,7 @@ def serve(
     today: date | None,
     import_rules: Path | None,
     dialect: str = "native",
-    parent: int | None = None,
+    stop_with: int | None = None,
 ) -> int:
     settings = SandboxSettings(
         db_path=db,
@@ -72,7 +72,7 @@ def serve(
         print(f"producer-tui: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
         return 2
     server = _Server(uvicorn.Config(wrap(app, dialect), log_level="warning"))
-    return asyncio.run(_run(server, sock, host, parent))
+    return asyncio.run(_run(server, sock, host, stop_with))
 
 
 def open_sandbox(settings: SandboxSettings) -> Sandbox:
@@ -106,20 +106,34 @@ class _Server(uvicorn.Server):
         yield
 
 
-async def _exit_with(parent: int, server: uvicorn.Server) -> None:
-    """Stop once the process ``parent`` is gone (a bulk worker killed outright): a
-    sandbox served for one process must not outlive it, holding a port."""
-    while os.getppid() == parent:
+async def _stop_with(pid: int, server: uvicorn.Server) -> None:
+    """Stop once the process ``pid`` is gone (a bulk worker killed outright): a sandbox
+    served for one process must not outlive it, holding a port. The pid is given, not
+    read as this process's parent: a worker killed while this one still started up would
+    have left init as the parent."""
+    while _alive(pid):
         await asyncio.sleep(0.5)
     server.should_exit = True
 
 
-async def _run(server: uvicorn.Server, sock: socket.socket, host: str, parent: int | None) -> int:
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's: it exists
+        return True
+    return True
+
+
+async def _run(
+    server: uvicorn.Server, sock: socket.socket, host: str, stop_with: int | None
+) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, setattr, server, "should_exit", True)
     task = asyncio.create_task(server.serve(sockets=[sock]))
-    watch = asyncio.create_task(_exit_with(parent, server)) if parent is not None else None
+    watch = asyncio.create_task(_stop_with(stop_with, server)) if stop_with is not None else None
     while not server.started and not task.done():
         await asyncio.sleep(0.02)
     if server.started:
