@@ -555,3 +555,19 @@ def test_a_fee_s_amount_is_one_word_next_to_its_dollar_sign():
     lines = render_order(response, reveal=False).plain.splitlines()
     [fee] = [line for line in lines if "Appointment" in line]
     assert fee.endswith("   $30.00") and "$ " not in fee
+
+
+async def test_a_field_in_error_moved_under_more_fields_is_opened_on_submit(ui_app):
+    """Seen (QA): sponsoringCompany left feinNumber required; switched to Termination,
+    feinNumber moved under "more fields", and F5 ended the app with a KeyError while
+    focusing it (a field's groups were found by its path, and no prefix names "more")."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await fill(pilot, app, {**APPOINTMENT, "data.sponsoringCompany": "Acme"})
+        app.screen.query_one("#ftype", Select).value = "T"
+        await settle(app, pilot)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert app.is_running and app.screen is screen
+        assert app.focused is not None and app.focused.id == "f-data--feinNumber"

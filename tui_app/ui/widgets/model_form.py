@@ -129,6 +129,12 @@ class ModelForm(VerticalScroll, can_focus=False):
         self._boxes: dict[str, Vertical] = {}
         self._error_lines: dict[str, Static] = {}
         self.group_specs = {spec.path: spec for spec in groups(self.specs)}
+        self._above: dict[str, list[str]] = {}
+        """The groups holding each field, outer first: by the spec tree, not the path (a
+        layout's "more fields" group holds data.feinNumber, and no prefix says so)."""
+        for group in self.group_specs.values():  # outer before inner
+            for child in group.children:
+                self._above[child.path] = [*self._above.get(group.path, []), group.path]
         self._groups: dict[str, Collapsible] = {}
         self._group_notes: dict[str, list[str]] = {}
         """What the caller says is wrong with a group as a whole, on its title."""
@@ -236,9 +242,7 @@ class ModelForm(VerticalScroll, can_focus=False):
         self.call_later(self.reveal, path)
 
     def _groups_above(self, path: str) -> list[str]:
-        parts = path.split(".")
-        prefixes = (".".join(parts[:i]) for i in range(1, len(parts)))
-        return [p for p in prefixes if p in self.group_specs]
+        return self._above.get(path, [])
 
     async def _build(self, group: str) -> None:
         if group not in self._built:
