@@ -135,6 +135,22 @@ async def test_invalid_input_is_refused_before_sending():
     assert [str(e) for e in info.value.errors] == ["tlq.juris: must be exactly 2 characters, not 3"]
 
 
+async def test_a_value_xml_cannot_carry_is_a_field_error_for_an_xml_environment():
+    """Seen (QA): on an environment speaking XML, an order whose firstName held an ESC
+    ended the app (the document failed as it was written). In JSON it is sent, warned."""
+    order = {**ORDER, "data": {**ORDER["data"], "firstName": "Av\x1b[31mery"}}
+    rec = Recorder(ok(ORDER_RESPONSE))
+    async with make_client(rec, format="xml") as client:
+        with pytest.raises(InvalidInput) as info:
+            await client.submit_order(order)
+    assert rec.requests == []
+    assert [str(e) for e in info.value.errors] == [
+        "data.firstName: holds a character XML cannot carry ('\\x1b')"
+    ]
+    async with make_client(Recorder(ok(ORDER_RESPONSE))) as client:
+        assert await client.submit_order(order)
+
+
 async def test_firm_search_by_ssn_and_npn_are_sent_as_the_interface_allows():
     # Issue 10, item 6: both are in the firm search's enum; the client refuses neither.
     answer = {"NiprFirmsSummaryInfo": {"Firms": [{"Npn": 19000002}]}}

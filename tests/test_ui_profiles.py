@@ -707,3 +707,23 @@ async def test_quitting_with_a_profile_neither_imported_nor_saved_asks_first(ui_
         await pilot.press("y")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_a_character_xml_cannot_carry_is_a_field_error_never_a_crash(ui_app, tmp_path):
+    """Seen (QA): a ProfileKey holding \\x01 (pasted) warned on its field, and then F4,
+    F5 or saving as .xml ended the app with a WireError traceback."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await screen.show_profile("agent", {**DEMO_AGENT, "ProfileKey": "KEY\x01Z"})
+        await settle(app, pilot)
+        for key in ("f4", "f5"):
+            await pilot.press(key)
+            await settle(app, pilot)
+            assert app.is_running and app.screen is screen
+            assert "holds a character XML cannot carry" in error_text(
+                screen.editor.form, "ProfileKey"
+            )
+        await answer_path(app, pilot, "f6", tmp_path / "p.xml")
+        assert app.is_running and not (tmp_path / "p.xml").exists()
+        assert "an .ndjson line can hold it" in notes(app)[-1]

@@ -40,6 +40,7 @@ from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import widget_id
 from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
+from tui_app.wire.errors import WireError
 from tui_app.wire.xml import readable_xml
 
 KINDS = [("Agent", "agent"), ("Agency", "agency")]
@@ -332,7 +333,14 @@ class ProfilesScreen(AreaScreen):
         if xml:
             xml_data, dropped = editor.xml_parts()
             record, errors = check(editor.model, xml_data, XML)
-            content = profile_xml(editor.kind, record or xml_data)
+            try:
+                content = profile_xml(editor.kind, record or xml_data)
+            except WireError as exc:  # a draft, but one XML cannot hold (a control character)
+                editor.place_errors(errors)
+                editor.focus_first_error()
+                self.notify(f"{exc}; an .ndjson line can hold it.", title="Not saved",
+                            severity="error")  # fmt: skip
+                return
             note = f" as a draft: {len(errors)} problem(s) left" if errors else ""
             note += f"; not in XML: {', '.join(dropped)}" if dropped else ""
         else:
