@@ -255,6 +255,35 @@ async def test_the_profile_opens_in_the_editor(ui_app):
         assert data["BusinessAddress"]["DynamicData"] == {"Branch": "West", "Desk": "7"}
 
 
+async def test_editing_asks_before_replacing_a_profile_edited_in_profiles(ui_app):
+    """Seen (QA): a profile open in Profiles whose Ssn had been edited was replaced by
+    Export's F7 without a word (the form's identity did not count as a change)."""
+    from tui_app.ui.screens.dialogs import ConfirmScreen
+
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_export(app, pilot)
+        await fetch(app, pilot)
+        await pilot.press("f7")
+        await settle(app, pilot)
+        profiles = app.screen
+        assert isinstance(profiles, ProfilesScreen)
+        (await profiles.editor.form.reveal("Ssn")).value = "123456780"
+        await pilot.pause()
+        await app.switch_mode("export")
+        await settle(app, pilot)
+        await pilot.press("f7")
+        for _ in range(50):
+            if isinstance(app.screen, ConfirmScreen):
+                break
+            await pilot.pause(0.02)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "changes neither imported nor saved" in app.screen.question
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert profiles.editor.data()["Ssn"] == "123456780"  # kept
+
+
 async def test_any_typed_data_set_name_is_sent_and_the_service_decides(ui_app):
     # Issue 10, item 4: the interface's type names work; an unknown name warns and goes.
     app = ui_app()

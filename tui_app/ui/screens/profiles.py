@@ -138,9 +138,10 @@ class ProfilesScreen(AreaScreen):
         if self.focused is None:  # it was in the old form: back to the start of the screen
             select.focus()
 
-    def _dirty(self) -> bool:
-        """Changed since loaded, not counting the identity typed to open a profile."""
-        ids = ("ProfileKey", self.editor.model.id_field)
+    def _dirty(self, *, but_identity: bool = False) -> bool:
+        """Changed since loaded; ``but_identity``: not counting the ProfileKey and Ssn (or
+        Tin), which F2 reads to open a profile."""
+        ids = ("ProfileKey", self.editor.model.id_field) if but_identity else ()
 
         def rest(d: dict) -> dict:
             return {k: v for k, v in d.items() if k not in ids}
@@ -268,12 +269,20 @@ class ProfilesScreen(AreaScreen):
             self.notify("Type the ProfileKey (and the Ssn or Tin) of the profile, then "
                         f"{self.key('profiles.open')}.")  # fmt: skip
             return
-        self.open_profile(editor.kind, data["ProfileKey"], data.get(editor.model.id_field))
+        self.open_profile(
+            editor.kind, data["ProfileKey"], data.get(editor.model.id_field), typed=True
+        )
 
     @work(exclusive=True, group="profile-open")
-    async def open_profile(self, kind: str, key: str, identity: str | None = None) -> None:
-        """Read a profile through export (its profile data sets) and load it."""
-        if not await self.may_discard():
+    async def open_profile(
+        self, kind: str, key: str, identity: str | None = None, *, typed: bool = False
+    ) -> None:
+        """Read a profile through export (its profile data sets) and load it. ``typed``:
+        its ProfileKey (and ``identity``) typed in the form to open it (F2), a change that
+        may go unasked; opened from Export, an Ssn edited here was replaced without a word
+        (QA)."""
+        typed_only = typed and not self._dirty(but_identity=True)
+        if not typed_only and not await self.may_discard():
             return
         try:
             client = await self.app.client()
