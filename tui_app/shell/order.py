@@ -48,8 +48,6 @@ def read_order(path: Path) -> dict:
 
     try:
         raw = regular_file(path).read_bytes()
-    except IsADirectoryError:
-        raise Usage(f"{path}: is a folder, not an order file") from None
     except OSError as exc:
         raise Usage(f"{path}: {exc.strerror or exc}") from None
     try:

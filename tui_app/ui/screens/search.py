@@ -157,6 +157,9 @@ class SearchScreen(AreaScreen):
         await self.query_one("#form-box").mount(form)
         self.form_kind = self.kind
         values = {**self.typed.get(self.kind, {}), **kept}
+        for path in old.inputs:  # cleared in the form just left: cleared here too
+            if path not in kept:
+                values.pop(path, None)
         form.load({k: v for k, v in values.items() if k in form.inputs})
 
     @on(RadioSet.Changed, "#kind")

@@ -10,6 +10,7 @@ second."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 from textual import on, work
@@ -270,10 +271,13 @@ class WatchScreen(AreaScreen):
     @work(exclusive=True, group="watch-add")
     async def add_entries(self, text: str) -> None:
         field = self.query_one("#watch-add", Input)
-        path = Path(text.strip()).expanduser()
+        try:
+            path = Path(text.strip()).expanduser()
+        except RuntimeError:  # ~someone who has no home here
+            path = Path(text.strip())
         # NPNs are digits: what has a slash, a dot or a tilde is a file, there or not (a
         # missing one was "not an NPN").
-        looks_like_path = any(c in text for c in "/\\.~")
+        looks_like_path = any(c in text for c in "/\\~") or bool(re.search(r"\.[A-Za-z]\w*$", text))
         try:
             if text.strip() and (looks_like_path or await asyncio.to_thread(path.exists)):
                 entries = await asyncio.to_thread(read_file, path)
@@ -352,6 +356,7 @@ class WatchScreen(AreaScreen):
             return
         finally:
             self._stop = None
+            self.progress = None  # the next check's first report reloads the screen
         check = outcome.check
         if outcome.unreachable:
             self.notify(

@@ -185,6 +185,7 @@ class PagedTable(Vertical):
             rows, total = await asyncio.to_thread(read)
         except Exception as exc:  # a source that cannot be read: say so, keep the page
             self.query_one(".paged-info", Static).update(f"Cannot read this page: {exc}")
+            self._queued = 0  # not to be turned by a later reload, long after the keys
             self._loaded.set()
             return
         if not rows and self.page > 1:  # the page emptied (rows left the filter): go back
