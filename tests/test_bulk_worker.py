@@ -364,8 +364,9 @@ def test_no_file_is_replaced_unasked_and_status_filters_by_environment(capsys, s
     assert failed.read_text() == ""
     code, listed, _ = bulk(capsys, "status", "--env", "served")
     assert code == 0 and job_id in listed
-    code, listed, _ = bulk(capsys, "status", "--env", "elsewhere")
-    assert code == 0 and listed == "no bulk jobs yet in environment elsewhere\n"
+    # A name no environment has is said so (QA: "no bulk jobs yet in environment nope").
+    code, listed, err = bulk(capsys, "status", "--env", "elsewhere")
+    assert (code, listed) == (2, "") and "--env: no environment named elsewhere" in err
 
 
 def test_report_checks_both_files_before_writing_either(capsys, served, tmp_path):

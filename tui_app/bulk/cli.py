@@ -274,6 +274,8 @@ def _status(journal: Journal, args: argparse.Namespace) -> int:
     env = getattr(args, "env", None)
     jobs = journal.jobs(env)
     if not jobs:
+        if env:  # a misspelt name is said so; jobs of an environment since deleted still list
+            _environment(env)
         print("no bulk jobs yet" + (f" in environment {env}" if env else ""))
         return 0
     rows = [("ID", "ENV", "STATE", "CREATED", "LINES", "COMPLETED", "FAILED", "INVALID",
