@@ -283,3 +283,20 @@ def test_a_named_pipe_is_refused_at_once_not_waited_on(tmp_path):
         os.mkfifo(fifo)
         with pytest.raises(OSError, match="a named pipe, not a file"):
             read(fifo)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b'{"tlq": "\xff"}', "line 1 is not UTF-8 text (byte 10 of the line, 0xff)"),
+        (b"", "not JSON: line 1 column 1: Expecting value"),
+    ],
+)
+def test_a_draft_that_is_no_json_is_said_so_in_words(tmp_path, content, words):
+    """Seen (QA): the TUI's draft loader showed Python's "'utf-8' codec can't decode byte
+    0xff in position 19" and "Expecting value: line 1 column 1 (char 0)"."""
+    path = tmp_path / "d.json"
+    path.write_bytes(content)
+    with pytest.raises(ValueError) as caught:
+        read_order_draft(path)
+    assert str(caught.value).startswith(words)

@@ -28,7 +28,7 @@ from tui_app.contract.export import ExportResponse
 from tui_app.contract.profile import PROFILE_ROOTS
 from tui_app.contract.profile_sets import RECORD_MODELS, Record
 from tui_app.private_files import open_private, safe_cell, write_private
-from tui_app.wire.errors import regular_file
+from tui_app.wire.errors import not_utf8, regular_file
 from tui_app.wire.ndjson import dumps_line, read_lines
 
 ROOTS = {model.kind: root for root, model in PROFILE_ROOTS.items()}
@@ -292,8 +292,13 @@ def read_order_draft(path: Path) -> dict[str, Any]:
 
         values = load_xml_data(path.read_bytes(), Order, "Order")
     else:
-        try:
-            values = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        try:  # in words, not Python's ("'utf-8' codec can't decode byte 0xff in position 19")
+            values = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ValueError(not_utf8(raw, exc)) from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
         except RecursionError:
             raise ValueError("it is nested too deeply to be a draft") from None
     if not isinstance(values, dict):
