@@ -617,6 +617,15 @@ async def test_a_running_job_stops_on_request_and_resumes(
         assert "Stopped: stopped on request. F6 resumes it." in text_of(
             screen, "#bulk-selected-text"
         )
+        # Its lines to retry are no failures yet: F5 in its details says what sends them
+        # (QA: "no retryable failures" beside the lines "to retry").
+        await pilot.press("f8")
+        await settle(app, pilot)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert "Its 4 lines still to send go when it resumes (F6 in Bulk)." in messages(app)
+        await pilot.press("escape")
+        await settle(app, pilot)
         sandbox_failing(config_file, 0.0)  # the next worker's sandbox does not fail
         monkeypatch.setenv(DELAYS_VARIABLE, "0.05")  # nor waits long
         await pilot.press("f6")

@@ -241,7 +241,16 @@ class BulkJobScreen(ProducerScreen):
             self.notify(f"It cannot start: {exc}", title=title, severity="error", timeout=10)
             return
         if not count:
-            self.notify("It has no retryable failures to send again.", title=title)
+            from tui_app.ui.screens.bulk import BulkScreen
+
+            c = seen.job.counts
+            left = c.retrying + c.pending + c.waiting
+            # Lines "to retry" of a stopped job are not failures yet: resuming sends them
+            # (QA: "no retryable failures" beside 1,075 lines to retry).
+            more = (f" Its {counted(left, 'line')} still to send go when it resumes "
+                    f"({self.app.key_of(BulkScreen, 'bulk.resume')} in Bulk)."
+                    if left else "")  # fmt: skip
+            self.notify(f"It has no retryable failures to send again.{more}", title=title)
             return
         self.notify(f"Sending {counted(count, 'record')} again{elsewhere(seen.job, self.app.env_name)}.",
                     title=title)  # fmt: skip
