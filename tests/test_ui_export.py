@@ -241,16 +241,21 @@ async def test_saving_over_files_asks_first(ui_app, tmp_path):
         assert ExportResponse.model_validate_json((tmp_path / "agent.json").read_text())
 
 
+async def edit_fetched(app, pilot) -> ProfilesScreen:
+    """Open Export, fetch the demo agent and press F7: the Profiles area it lands on."""
+    await open_export(app, pilot)
+    await fetch(app, pilot)
+    await pilot.press("f7")
+    await settle(app, pilot)
+    assert app.current_mode == "profiles"
+    assert isinstance(app.screen, ProfilesScreen)
+    return app.screen
+
+
 async def test_the_profile_opens_in_the_editor(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await open_export(app, pilot)
-        await fetch(app, pilot)
-        await pilot.press("f7")
-        await settle(app, pilot)
-        assert app.current_mode == "profiles"
-        assert isinstance(app.screen, ProfilesScreen)
-        data = app.screen.editor.data()
+        data = (await edit_fetched(app, pilot)).editor.data()
         assert data["ProfileKey"] == KEY and data["Demographic"]["FirstName"] == "Avery"
         assert data["BusinessAddress"]["DynamicData"] == {"Branch": "West", "Desk": "7"}
 
@@ -262,12 +267,7 @@ async def test_editing_asks_before_replacing_a_profile_edited_in_profiles(ui_app
 
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await open_export(app, pilot)
-        await fetch(app, pilot)
-        await pilot.press("f7")
-        await settle(app, pilot)
-        profiles = app.screen
-        assert isinstance(profiles, ProfilesScreen)
+        profiles = await edit_fetched(app, pilot)
         (await profiles.editor.form.reveal("Ssn")).value = "123456780"
         await pilot.pause()
         await app.switch_mode("export")

@@ -80,17 +80,18 @@ def key_clashes(keymap: Mapping[str, str]) -> list[str]:
             continue
         before = {binding.id: key for key, binding in node._merged_bindings if binding.id}
         remapped = _remapped(node, keymap)
+        screen = issubclass(node, Screen)
         for key, binding in remapped:
-            if binding.priority and binding.id and binding.id in keymap and _typed(key):
+            if not binding.id:
+                continue
+            if binding.priority and binding.id in keymap and _typed(key):
                 problems.add(
                     f"keys: {binding.id} = {keymap[binding.id]!r}: it acts before any field "
                     f"sees the key, so {key} could no longer be typed on its screen"
                 )
-        if issubclass(node, Screen):
-            for key, binding in remapped:
-                other = app_wide.get(key)
-                if other and binding.id and (binding.id in keymap or other in keymap):
-                    shadowed.setdefault((key, other), set()).add(binding.id)
+            other = app_wide.get(key) if screen else None
+            if other and (binding.id in keymap or other in keymap):
+                shadowed.setdefault((key, other), set()).add(binding.id)
         kept = {binding.id for _, binding in remapped}
         for lost in before.keys() - kept:
             takers = [

@@ -144,12 +144,11 @@ class SearchScreen(AreaScreen):
         names typed; so did a NAME search switched to SSN and back)."""
         old = self.query_one(ModelForm)
         kept = old.data()
+        cleared = [path for path in old.inputs if path not in kept]  # not brought back
         left = self.typed.setdefault(self.form_kind, {})
-        for path in old.inputs:
-            if path in kept:
-                left[path] = kept[path]
-            else:  # cleared: not brought back
-                left.pop(path, None)
+        left.update({path: kept[path] for path in old.inputs if path in kept})
+        for path in cleared:
+            left.pop(path, None)
         chosen = self.query_one("#search-type", Select).value
         assert isinstance(chosen, str), "the search type has no blank"
         form = self._form(SearchKind(chosen))
@@ -157,9 +156,8 @@ class SearchScreen(AreaScreen):
         await self.query_one("#form-box").mount(form)
         self.form_kind = self.kind
         values = {**self.typed.get(self.kind, {}), **kept}
-        for path in old.inputs:  # cleared in the form just left: cleared here too
-            if path not in kept:
-                values.pop(path, None)
+        for path in cleared:  # in the form just left, and so in this kind's memory too
+            values.pop(path, None)
         form.load({k: v for k, v in values.items() if k in form.inputs})
 
     @on(RadioSet.Changed, "#kind")

@@ -371,7 +371,6 @@ class WatchScreen(AreaScreen):
                 title=f"Check {check.id}" if whole else f"Check {check.id} incomplete",
                 severity="information" if whole else "warning",
             )
-        self.progress = None
         self.reload()
 
     def _on_progress(self, progress: Progress) -> None:
