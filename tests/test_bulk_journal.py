@@ -226,3 +226,17 @@ def test_another_process_reads_while_a_run_writes(journal: Journal):
         journal.take_batch(job_id, 3, min_size=1, now=time.time())
         states = reader.execute("SELECT state, COUNT(*) FROM lines GROUP BY state").fetchall()
     assert states == [(SENT, 3)]
+
+
+def test_jobs_made_in_the_same_second_are_listed_newest_first(tmp_path, monkeypatch):
+    """Seen in a Bulk test: a file submitted again within the second of its first job was
+    listed below it (created_at has whole seconds), so the jobs table and "newest first"
+    answers named the older job."""
+    monkeypatch.setattr(journal_module, "_now", lambda: "2026-11-24T05:00:00+00:00")
+    with Journal(tmp_path / "j.db") as journal:
+        made = [journal.create_job("sandbox", tmp_path / f"{n}.ndjson", FINGERPRINT, 100)
+                for n in range(5)]  # fmt: skip
+        newest_first = [job.id for job in reversed(made)]
+        assert [job.id for job in journal.jobs()] == newest_first
+        assert [job.id for job in journal.jobs("sandbox")] == newest_first
+        assert [job.id for job in journal.jobs_of_file("sandbox", "0" * 64)] == newest_first

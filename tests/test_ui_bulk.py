@@ -720,6 +720,8 @@ async def test_a_file_submitted_before_is_submitted_again_only_when_confirmed(
             await settle(app, pilot)
             if answer == "n":
                 assert [j.id for j in Journal().jobs()] == [earlier.id]
+        # the job is made on the journal's thread after the dialog: wait for it, not for time
+        await wait_for(pilot, lambda: len(Journal().jobs()) > 1, "the job submitted again")
         [again, _] = Journal().jobs()
         assert again.id != earlier.id
         assert reads == [path.resolve(), path.resolve()]

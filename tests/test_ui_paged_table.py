@@ -85,3 +85,25 @@ async def test_pages_turned_in_a_burst_are_each_turned_once_and_no_further_than_
         paged.previous_page()
         await settled(pilot, paged)
         assert (paged.page, paged.keys) == (2, [3, 4])
+
+
+async def test_a_page_read_while_the_table_is_taken_down_is_dropped():
+    """Seen in a Watch test: the app quitting while a page was read took the inner table
+    down first, and the read, landing in between, failed the app with NoMatches."""
+    import threading
+
+    release = threading.Event()
+
+    def fetch(after: int, limit: int) -> list[Row]:
+        release.wait(5)
+        return [(1, ("Ann", "x"))]
+
+    app = OneTable()
+    async with app.run_test() as pilot:
+        paged = app.query_one(PagedTable)
+        paged.show(Source(fetch))
+        await paged.table.remove()
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert paged.keys == []  # dropped, and the app goes on (it failed on leaving)

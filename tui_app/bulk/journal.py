@@ -484,17 +484,17 @@ class Journal:
     def jobs(self, env: str | None = None) -> list[Job]:
         """Every job (of environment ``env`` if given), newest first."""
         if env is None:
-            rows = self._db.query("SELECT * FROM jobs ORDER BY created_at DESC")
+            rows = self._db.query("SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC")
         else:
             rows = self._db.query(
-                "SELECT * FROM jobs WHERE env = ? ORDER BY created_at DESC", (env,)
+                "SELECT * FROM jobs WHERE env = ? ORDER BY created_at DESC, rowid DESC", (env,)
             )
         return [self._job(r) for r in rows]
 
     def jobs_of_file(self, env: str, sha256: str) -> list[Job]:
         """The jobs of environment ``env`` whose file had this content, newest first."""
         rows = self._db.query(
-            "SELECT * FROM jobs WHERE env = ? AND sha256 = ? ORDER BY created_at DESC",
+            "SELECT * FROM jobs WHERE env = ? AND sha256 = ? ORDER BY created_at DESC, rowid DESC",
             (env, sha256),
         )
         return [self._job(r) for r in rows]

@@ -188,6 +188,8 @@ class PagedTable(Vertical):
             self._queued = 0  # not to be turned by a later reload, long after the keys
             self._loaded.set()
             return
+        if not self.query(_PageTable):  # being taken down (the app quits): nowhere to show
+            return
         if not rows and self.page > 1:  # the page emptied (rows left the filter): go back
             self._starts.pop()
             self._read(self._starts[-1], True)
