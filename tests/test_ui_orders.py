@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 
 import pytest
-from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets import Collapsible, DataTable, Input, Select, Static
 from ui_support import SIZE, settle, shown
 
 from tui_app.client import factory
@@ -312,11 +312,14 @@ def order_draft(tlq: dict, data: dict) -> str:
 async def test_a_draft_naming_no_field_is_refused_and_an_invalid_value_is_marked(ui_app, tmp_path):
     """Seen: a draft with misspelt members loaded "successfully", then F5 was refused
     for ever with no field marked. The CLI refuses such a file; so does the form, naming
-    the members. A merely invalid value loads, and F5 marks it and goes to it."""
+    the members. A merely invalid value loads, marked at once; a field left empty is
+    marked by F5, as in a new form."""
     typo = tmp_path / "typo.json"
     typo.write_text(order_draft({}, {"termReasonTxt": "x", "costCentre1": "y"}))
     texas = tmp_path / "texas.json"
-    texas.write_text(order_draft({"juris": "Texas"}, {}))
+    draft = json.loads(order_draft({"juris": "Texas"}, {}))
+    del draft["data"]["lastName"]  # required, and left to fill
+    texas.write_text(json.dumps(draft))
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_orders(app, pilot)
@@ -336,10 +339,22 @@ async def test_a_draft_naming_no_field_is_refused_and_an_invalid_value_is_marked
             await pilot.pause(0.02)
         await pilot.press("y")
         await settle(app, pilot)
-        assert shown(app)[-1].message == f"Draft loaded from {texas}"
+        # Marked as it loads (seen: nothing until F5, and no group counted it).
+        note = shown(app)[-1]
+        assert note.message == f"Draft loaded from {texas}; correct a field marked ✗ before filing"
+        assert note.severity == "warning"
+        assert error_text(app, "tlq.juris").startswith("✗ must be exactly 2 characters")
+        assert app.focused.id == "f-tlq--juris"
+        assert "✗ 1 field to correct" in str(
+            app.screen.query_one("#f-tlq-group", Collapsible).title
+        )
+        assert (
+            error_text(app, "data.lastName") == ""
+        )  # empty: waits to be touched, as in a new form
         await pilot.press("f5")
         await settle(app, pilot)
         assert error_text(app, "tlq.juris").startswith("✗ must be exactly 2 characters")
+        assert error_text(app, "data.lastName").startswith("✗")  # required: marked by F5
         assert app.focused.id == "f-tlq--juris"
         assert OrderBook().orders("sandbox") == []
 

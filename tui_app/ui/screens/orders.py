@@ -350,7 +350,12 @@ class OrdersScreen(AreaScreen):
         if not await self.may_discard():
             return
         await self.prefill(values)
-        self.notify(f"Draft loaded from {path}")
+        if marked := len(self.form.marked()):
+            fields = "a field" if marked == 1 else f"{marked} fields"
+            self.notify(f"Draft loaded from {path}; correct {fields} marked ✗ before filing",
+                        severity="warning")  # fmt: skip
+        else:
+            self.notify(f"Draft loaded from {path}")
 
     # --- tracking ---
 

@@ -268,10 +268,12 @@ class ModelForm(VerticalScroll, can_focus=False):
         if isinstance(data, BaseModel):
             data = data.model_dump(mode="json", by_alias=False, exclude_none=True)
         self._base = deepcopy(dict(data))
-        # Filling the form is not the user typing: no field becomes "touched".
         with self.prevent(Input.Changed, Select.Changed):
             self._fill()
-        self._touched.clear()
+        # A value filled in counts as given: a draft or a file may hold a bad one, and it
+        # shows (and counts on its group's title) at once. An empty field waits, as in a
+        # new form, until it is touched or the form is submitted.
+        self._touched = {path for path, text in self._text.items() if text}
         self._show_all = False
         self._server_errors = []
         self.refresh_errors()
@@ -386,6 +388,10 @@ class ModelForm(VerticalScroll, can_focus=False):
             for p in self.inputs
             if any(self._owner(e.path) == p for e in [*self.errors, *self._server_errors])
         ]
+
+    def marked(self) -> list[str]:
+        """Inputs marked ✗ on screen now (an error shown; a warning does not count)."""
+        return [path for path, (_, blocks) in self._marks.items() if blocks]
 
     def focus_first_error(self) -> bool:
         """Move focus to the first invalid field, opening its group. False if none."""
