@@ -28,8 +28,9 @@ from tui_app.contract.order import OrderResponse
 from tui_app.contract.profile import AgentRecord, ImportResult
 from tui_app.contract.record import FullRecordResponse
 from tui_app.contract.search import AgencySearchResponse, AgentSearchResponse
-from tui_app.export_files import profile_xml
+from tui_app.export_files import profile_line, profile_xml
 from tui_app.tracking import TrackedOrder
+from tui_app.ui import scenes
 from tui_app.wire.xml import load_xml
 
 DEMO_AGENT, DEMO_FIRM, DEMO_SSN = "19000001", "19000002", "000121234"
@@ -433,6 +434,18 @@ def test_a_profile_files_problems_name_the_file(capsys, unreachable, tmp_path):
     latin.write_bytes(b"<Agent><ProfileKey>Mu\xf1oz</ProfileKey></Agent>")
     code, _, err = run(capsys, "profile", "check", str(latin))
     assert code == 2 and "(byte 0xf1 is not UTF-8: save the file as UTF-8)" in err
+
+
+def test_a_profile_file_of_many_records_is_refused_pointing_to_bulk(capsys, unreachable, tmp_path):
+    line = profile_line(AgentRecord.model_validate(scenes.DEMO_AGENT, context={"format": "xml"}))
+    path = tmp_path / "many.ndjson"
+    path.write_bytes(line + line)
+    code, out, err = run(capsys, "profile", "import", str(path))
+    assert (code, out) == (2, "")
+    assert (
+        f"{path}: holds more than one record (the next on line 2); `producer-tui bulk submit`"
+        in err
+    )
 
 
 def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path, monkeypatch):

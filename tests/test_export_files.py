@@ -14,6 +14,7 @@ from tui_app.contract.bulk import BulkItem
 from tui_app.contract.export import DataSet, ExportResponse
 from tui_app.contract.profile import AgencyRecord, AgentRecord
 from tui_app.export_files import (
+    ManyRecords,
     profile_line,
     profile_xml,
     read_order_draft,
@@ -186,9 +187,23 @@ def test_a_bare_record_line_reads_in_either_spelling(tmp_path, spelling):
     record = AgencyRecord.model_validate(AGENCY)
     data = record.model_dump(mode="json", exclude_none=True, by_alias=spelling == "camel")
     path = tmp_path / "bare.ndjson"
-    path.write_text(json.dumps(data) + "\n" + json.dumps({"other": "line"}) + "\n")
+    path.write_text(json.dumps(data) + "\n")
     kind, values = read_profile(path)
     assert (kind, AgencyRecord.model_validate(values)) == ("agency", record)
+
+
+def test_a_file_of_many_records_is_not_read_as_its_first(tmp_path):
+    """Seen (QA): `profile import` of a bulk file imported its first record, said OK and
+    left the rest without a word; the Profiles area loaded the first as silently."""
+    record = AgencyRecord.model_validate(AGENCY)
+    path = tmp_path / "many.ndjson"
+    path.write_bytes(profile_line(record) + b"\n" + profile_line(record))  # a blank between
+    with pytest.raises(ManyRecords, match="the next on line 3") as raised:
+        read_profile(path)
+    first = (raised.value.kind, AgencyRecord.model_validate(raised.value.data))
+    assert first == ("agency", record)  # for the Profiles area, which edits the first
+    path.write_bytes(profile_line(record) + b"\n\n")  # blank lines after one record: one
+    assert read_profile(path)[0] == "agency"
 
 
 @pytest.mark.parametrize(

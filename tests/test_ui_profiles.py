@@ -698,6 +698,25 @@ async def test_a_loaded_profile_shows_its_errors_and_what_it_left_out(ui_app, tm
         assert str(group.title) == "Demographic"
 
 
+async def test_a_file_of_many_records_loads_its_first_and_says_so(ui_app, tmp_path):
+    """Seen (QA): F7 on a bulk file loaded its first record and said only "Loaded"."""
+    lines = [BulkItem.wrap(AgentRecord.model_validate(BULK_AGENT | {"ProfileKey": key}))
+             for key in ("FIRST-1", "SECOND-2")]  # fmt: skip
+    path = tmp_path / "agents.ndjson"
+    path.write_text("".join(json.dumps(item.to_line()) + "\n" for item in lines))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await answer_path(app, pilot, "f7", path)
+        assert screen.editor.data()["ProfileKey"] == "FIRST-1"
+        note = shown(app)[-1]
+        assert note.severity == "warning"
+        assert note.message.startswith(
+            f"Loaded the agent profile from {path}, its first record: the file holds more "
+            "(the next on line 2), which the Bulk area imports"
+        )
+
+
 async def test_quitting_with_a_profile_neither_imported_nor_saved_asks_first(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -159,11 +159,23 @@ def profile_line(record: Record) -> bytes:
     return dumps_line(BulkItem.wrap(record).to_line())
 
 
+class ManyRecords(ValueError):
+    """An NDJSON file holds more than one record; ``kind`` and ``data`` are its first (what
+    :func:`read_profile` would have returned), for a caller that edits one of them."""
+
+    def __init__(self, kind: str, data: dict[str, Any], next_line: int) -> None:
+        super().__init__(
+            f"holds more than one record (the next on line {next_line}); "
+            "`producer-tui bulk submit` imports a file of many"
+        )
+        self.kind, self.data, self.next_line = kind, data, next_line
+
+
 def read_profile(path: Path) -> tuple[str, dict[str, Any]]:
     """A profile file as (kind, record dict by field names), not validated: an XML
-    document (root ``Agent`` or ``Agency``), or else the first line of an NDJSON file
-    holding a bulk envelope or a bare record in either spelling. Raises ``ValueError``
-    (``WireError`` is one) or ``OSError`` saying why it cannot."""
+    document (root ``Agent`` or ``Agency``), or else an NDJSON file of one line holding a
+    bulk envelope or a bare record in either spelling. Raises ``ValueError`` (``WireError``
+    and :class:`ManyRecords` are ones) or ``OSError`` saying why it cannot."""
     regular_file(path)
     if path.suffix.lower() == ".xml":
         from tui_app.wire.xml import load_xml_data, load_xml_dict
@@ -173,13 +185,17 @@ def read_profile(path: Path) -> tuple[str, dict[str, Any]]:
         # Another root still goes through load_xml_data, for its plain-language refusal.
         model = PROFILE_ROOTS.get(root) or PROFILE_ROOTS["Agent"]
         return model.kind, load_xml_data(raw, model, tuple(PROFILE_ROOTS))
-    line = next(iter(read_lines(path)), None)
+    lines = iter(read_lines(path))
+    line = next(lines, None)
     if line is None:
         raise ValueError("the file holds no record")
     if line.value is None:
         raise ValueError(f"line {line.number}: {line.error}")
     kind, record = _unwrap_line(line.value)
-    return kind, field_names(RECORD_MODELS[kind], record)
+    data = field_names(RECORD_MODELS[kind], record)
+    if (following := next(lines, None)) is not None:  # only the first would be seen
+        raise ManyRecords(kind, data, following.number)
+    return kind, data
 
 
 def _unwrap_line(value: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -27,6 +27,7 @@ from tui_app.contract.profile_sets import (
     record_from_data_sets,
 )
 from tui_app.export_files import (
+    ManyRecords,
     profile_file_format,
     profile_line,
     profile_xml,
@@ -376,15 +377,18 @@ class ProfilesScreen(AreaScreen):
     @on(Button.Pressed, "#profile-load")
     def action_load(self) -> None:
         self.ask_path(
-            "Load a profile (.xml, or .ndjson: its first line)", self._default_path(), self._load
+            "Load a profile (.xml, or .ndjson: its first record)", self._default_path(), self._load
         )
 
     @work(exclusive=True, group="profile-file")
     async def _load(self, path: Path | None) -> None:
         if path is None:
             return
+        many: ManyRecords | None = None
         try:
             kind, data = await asyncio.to_thread(read_profile, path)
+        except ManyRecords as exc:  # the first is one to edit; the rest are said to be left
+            kind, data, many = exc.kind, exc.data, exc
         except (OSError, ValueError) as exc:
             self.notify(file_problem(path, exc), severity="error")
             return
@@ -395,6 +399,9 @@ class ProfilesScreen(AreaScreen):
         data, unknown = without_unknown(RECORD_MODELS[kind], data)
         await self.show_profile(kind, data)
         note = f"Loaded the {kind} profile from {path}"
+        if many is not None:
+            note += (f", its first record: the file holds more (the next on line "
+                     f"{many.next_line}), which the Bulk area imports")  # fmt: skip
         if unknown:
             note += f"; left out what is not a field of an {kind} profile: {', '.join(unknown)}"
         # Every problem of the file at once, as after a failed import.
@@ -402,4 +409,5 @@ class ProfilesScreen(AreaScreen):
         if not valid:
             self.editor.focus_first_error()
             note += ". Correct the fields marked ✗ before importing."
-        self.notify(note, severity="information" if valid and not unknown else "warning")
+        quiet = valid and not unknown and many is None
+        self.notify(note, severity="information" if quiet else "warning")
