@@ -191,9 +191,8 @@ async def test_a_checks_bad_lines_can_be_read_on_a_small_terminal(ui_app, tmp_pa
         assert box.max_scroll_y > 0  # more than it shows at once
         await pilot.press("f2", "tab")  # from the path, Tab reaches the panel
         assert app.focused is box
-        await pilot.press("end")
-        await pilot.pause()
-        assert box.scroll_y == box.max_scroll_y
+        await pilot.press("end")  # the scroll lands on a later refresh: wait for it
+        await wait_for(pilot, lambda: box.scroll_y == box.max_scroll_y, "the panel's end")
         visible = box.region.intersection(app.screen.region)
         assert "line 8:" in text_of(screen, "#bulk-preflight") and visible.height > 3
 

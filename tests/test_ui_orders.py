@@ -375,8 +375,9 @@ async def test_saving_a_draft_over_a_file_asks_first(ui_app, tmp_path):
             await pilot.press(answer)
             await settle(app, pilot)
             assert app.screen is screen
-            if answer == "n":
+            if answer == "n":  # said so (seen: nothing on screen after "No")
                 assert draft.read_text() == '{"precious": true}'
+                assert shown(app)[-1].message == f"Not saved: {draft} is left as it was."
         assert json.loads(draft.read_text())["tlq"]["juris"] == "NY"
         assert draft.stat().st_mode & 0o777 == 0o600
 

@@ -107,14 +107,19 @@ class SecretScreen(ModalScreen[str | None]):
 
 async def may_replace(app: App, paths: Iterable[Path]) -> bool:
     """Whether to write ``paths``: at once when none exists, else as the user answers
-    (asked from a worker: it waits for the answer)."""
+    (asked from a worker: it waits for the answer). A "no" is confirmed on screen."""
     existing = [p for p in paths if p.exists()]
     if not existing:
         return True
-    names = ", ".join(str(p) for p in existing)
-    return await app.push_screen_wait(
-        ConfirmScreen(f"{names} already exist{'s' * (len(existing) == 1)}. Replace?",
-                      yes="Replace"))  # fmt: skip
+    names, one = ", ".join(str(p) for p in existing), len(existing) == 1
+    if await app.push_screen_wait(
+        ConfirmScreen(f"{names} already exist{'s' * one}. Replace?", yes="Replace")
+    ):
+        return True
+    app.notify(
+        f"Not saved: {names} {'is' if one else 'are'} left as {'it was' if one else 'they were'}."
+    )
+    return False
 
 
 def file_problem(path: Path, exc: OSError | ValueError) -> str:
