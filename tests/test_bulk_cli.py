@@ -307,6 +307,16 @@ def test_invalid_lines_exit_1_and_the_report_lists_them(capsys, served, tmp_path
     assert code == 0 and other.read_text() == report.read_text()
     assert (tmp_path / "fix.ndjson").read_bytes() == failed.read_bytes()
     assert "2 failed or invalid lines to fix" in out
+    # One file named for both (QA: the lines to fix were written over the report, exit 0),
+    # or by default, a report named failed.ndjson; and an empty name (QA: a traceback).
+    for names in (("--out", str(other), "--failed", str(other)), ("--out", str(failed))):
+        code, out, err = bulk(capsys, "report", job_id, *names, "--force")
+        assert (code, out) == (2, "") and "would hold both the report and the lines to fix" in err
+    assert other.read_text() == report.read_text()
+    with pytest.raises(SystemExit) as refused:  # argparse's usage error
+        bulk(capsys, "report", job_id, "--out", "")
+    assert refused.value.code == 2
+    assert "argument --out: is empty: name a file or folder" in capsys.readouterr().err
 
 
 def test_a_file_of_only_invalid_lines_completes_all_invalid_and_exits_1(capsys, served, tmp_path):

@@ -108,6 +108,9 @@ def check_outputs(source_path: Path, *outputs: Path, overwrite: bool = False) ->
             raise SourceError(f"{out}: there is no folder {folder} to write it in")
         if not os.access(folder, os.W_OK | os.X_OK):
             raise SourceError(f"{out}: the folder {folder} is not writable")
+    if len({out.resolve() for out in outputs}) < len(outputs):  # the second would replace
+        raise SourceError(f"{outputs[-1]} would hold both the report and the lines to fix: "
+                          "name the report another way")  # fmt: skip
     existing = [str(out) for out in outputs if out.exists()]
     if existing and not overwrite:
         raise ReportExists(f"{', '.join(existing)} already exist{'s' * (len(existing) == 1)}: "

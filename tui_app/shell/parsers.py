@@ -32,7 +32,10 @@ Errors go to stderr, one line per problem, naming the field.
 
 def user_path(text: str) -> Path:
     """The argparse type of every option naming a file or folder of the user's: ``~`` is
-    their home, as the TUI's file dialogs read it (a shell expands it only unquoted)."""
+    their home, as the TUI's file dialogs read it (a shell expands it only unquoted). An
+    empty name is refused: it would be the current folder (``Path("")`` is ``.``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: name a file or folder")
     return Path(text).expanduser()
 
 
