@@ -732,3 +732,25 @@ def test_each_command_offers_only_its_own_formats_in_its_help(capsys):
         main(["order", "list", "--help"])
     out = capsys.readouterr().out
     assert "{table,json,csv}" in out and "xml" not in out
+
+
+@pytest.mark.parametrize(
+    ("name", "command", "what"),
+    [
+        ("orders.db", ["order", "list"], "the order book"),
+        ("sandbox-42.db", ["search", "agents", "--npn", "19000001"], "the sandbox's database"),
+    ],
+)
+def test_a_damaged_database_of_ours_is_one_line_and_exit_2(capsys, tmp_path, name, command, what):
+    """Found by a CLI QA pass: a garbage orders.db or sandbox database ended these commands
+    with sqlite3.DatabaseError's traceback (the bulk journal and the watch store said it)."""
+    from tui_app.config import data_dir
+
+    data_dir().mkdir(parents=True)
+    damaged = data_dir() / name
+    damaged.write_text("garbage")
+    code, out, err = run(capsys, *command)
+    assert (code, out) == (2, "")
+    assert err == (f"producer-tui: cannot use {what} {damaged}: file is not a database; it is "
+                   f"damaged or is not {what}: move it aside and run again to start a new one\n")  # fmt: skip
+    assert damaged.read_text() == "garbage"  # left for the user to look at

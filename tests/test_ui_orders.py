@@ -587,3 +587,21 @@ async def test_a_field_in_error_moved_under_more_fields_is_opened_on_submit(ui_a
         await settle(app, pilot)
         assert app.is_running and app.screen is screen
         assert app.focused is not None and app.focused.id == "f-data--feinNumber"
+
+
+async def test_a_damaged_order_book_is_said_and_orders_are_still_filed(ui_app):
+    """Found by a CLI QA pass: a garbage orders.db; opening the Orders area raised
+    sqlite3.DatabaseError and ended the app."""
+    from tui_app.config import data_dir
+
+    damaged = data_dir() / "orders.db"
+    damaged.write_text("garbage")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await file_appointment(app, pilot)
+        problem = next(n for n in shown(app) if n.title == "Order book")
+        assert problem.severity == "error"
+        assert problem.message.startswith(f"cannot use the order book {damaged}: file is not a")
+        assert problem.message.endswith("Orders filed now are followed until you quit.")
+        assert [o.client_order_num for o in screen.book.orders("sandbox")] == ["APP1"]
+    assert damaged.read_text() == "garbage"

@@ -398,3 +398,22 @@ async def test_a_failed_search_clears_the_hits_of_the_previous_one(ui_app):
         await settle(app, pilot)
         assert app.screen.query_one("#results", DataTable).row_count == 0
         assert text_of(app, "#result-info").startswith("Search failed: the service failed (500)")
+
+
+async def test_a_damaged_sandbox_database_is_said_not_a_crash(ui_app):
+    """Found by a CLI QA pass (the CLI gave a traceback): the embedded sandbox's database
+    holding garbage. The app says which file and what to do, and keeps running."""
+    from tui_app.config import data_dir
+
+    damaged = data_dir() / "sandbox-42.db"
+    damaged.write_text("garbage")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        problem = next(n for n in shown(app) if n.title == "Cannot connect")
+        assert problem.message.startswith(f"cannot use the sandbox's database {damaged}: ")
+        assert "move it aside and run again to start a new one" in problem.message
+        assert app.service_state == "○ not connected"
+        await pilot.press("f4", "2")  # the app goes on
+        await settle(app, pilot)
+        assert app.current_mode == "orders"

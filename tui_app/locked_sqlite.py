@@ -19,6 +19,23 @@ from typing import Any
 from tui_app.private_files import private_folder, touch_private
 
 
+class UnusableDatabase(OSError):
+    """One of our database files cannot be used; the message names it and says what to do
+    (an ``OSError``, so every caller that reports a file it cannot use reports this)."""
+
+
+def unusable(what: str, path: Path, exc: BaseException) -> str:
+    """Why ``what`` (the bulk journal, the order book, ...) at ``path`` cannot be used,
+    and what to do about it: one line for the CLI and the TUI alike."""
+    why = getattr(exc, "strerror", None) or str(exc)
+    hint = (
+        f"it is damaged or is not {what}: move it aside and run again to start a new one"
+        if isinstance(exc, sqlite3.DatabaseError) and "readonly" not in why
+        else "check that its folder exists and is writable"
+    )
+    return f"cannot use {what} {path}: {why}; {hint}"
+
+
 class LockedConnection:
     """Opens ``path`` in WAL mode. Raises ``sqlite3.Error`` (the connection closed) when
     the file cannot be used, and ``OSError`` when it cannot be opened at all."""

@@ -7,13 +7,14 @@ an applicant's name is personal data still, so the file is private (0600 in a 07
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from tui_app.config import data_dir
 from tui_app.contract.order import FINAL_STATUSES, OrderResponse
-from tui_app.locked_sqlite import LockedConnection
+from tui_app.locked_sqlite import LockedConnection, UnusableDatabase, unusable
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tracked_orders (
@@ -51,12 +52,29 @@ def _now() -> str:
 
 
 class OrderBook:
+    """The orders filed from here. Raises :class:`UnusableDatabase` (an ``OSError``) when
+    its file cannot be used."""
+
     def __init__(self, path: Path | None = None) -> None:
-        self._db = LockedConnection.open_private(
-            path or data_dir() / "orders.db",
-            ours=path is None,
-            migrate=self._migrate,
-        )
+        where = path or data_dir() / "orders.db"
+        try:
+            self._db = LockedConnection.open_private(
+                where, ours=path is None, migrate=self._migrate
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise UnusableDatabase(unusable("the order book", where, exc)) from None
+
+    @classmethod
+    def for_now(cls) -> tuple[OrderBook, str | None]:
+        """The order book, or, if its file cannot be used, one in memory for this run and
+        the reason to tell the user (the Orders area still files and follows orders)."""
+        try:
+            return cls(), None
+        except UnusableDatabase as exc:
+            book = cls.__new__(cls)
+            book._db = LockedConnection(":memory:")
+            cls._migrate(book._db)
+            return book, f"{exc}. Orders filed now are followed until you quit."
 
     @staticmethod
     def _migrate(db: LockedConnection) -> None:

@@ -60,7 +60,7 @@ from typing import IO, TYPE_CHECKING
 
 from tui_app.bulk.source import Fingerprint
 from tui_app.config import data_dir
-from tui_app.locked_sqlite import LockedConnection
+from tui_app.locked_sqlite import LockedConnection, unusable
 from tui_app.private_files import open_private, private_folder
 
 if TYPE_CHECKING:
@@ -414,13 +414,7 @@ class Journal:
             raise self._unusable(exc) from None
 
     def _unusable(self, exc: BaseException) -> JournalError:
-        why = getattr(exc, "strerror", None) or str(exc)
-        hint = (
-            "it is damaged or not a journal: move it aside and run again to start a new one"
-            if isinstance(exc, sqlite3.DatabaseError) and "readonly" not in why
-            else "check that its folder exists and is writable"
-        )
-        return JournalError(f"cannot use the bulk journal {self.path}: {why}; {hint}")
+        return JournalError(unusable("the bulk journal", self.path, exc))
 
     @staticmethod
     def _migrate(db: LockedConnection) -> None:

@@ -9,6 +9,7 @@ cheaper than loopback), and its database lives in the user data directory.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -20,6 +21,7 @@ import httpx
 from tui_app.client.auth import BearerAuth, OAuth2ClientCredentials
 from tui_app.client.registry import RegistryClient, RequestLog
 from tui_app.config import GROUPS, Auth, Environment, data_dir
+from tui_app.locked_sqlite import UnusableDatabase, unusable
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -106,8 +108,10 @@ def start_embedded_sandbox(seed: int, today: date | None = None, **settings) -> 
     ``settings`` are further :class:`SandboxSettings` (e.g. a faster order lifecycle)."""
     from tui_app.sandbox.app import Sandbox, SandboxSettings
 
-    sandbox = Sandbox(
-        SandboxSettings(db_path=embedded_db(seed), seed=seed, today=today, **settings)
-    )
+    path = embedded_db(seed)
+    try:
+        sandbox = Sandbox(SandboxSettings(db_path=path, seed=seed, today=today, **settings))
+    except (OSError, sqlite3.Error) as exc:  # said as one line, by the CLI and the TUI
+        raise UnusableDatabase(unusable("the sandbox's database", path, exc)) from None
     sandbox.start(bulk_worker=False, seed_in_background=True)
     return sandbox

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tui_app.config import data_dir
-from tui_app.locked_sqlite import LockedConnection
+from tui_app.locked_sqlite import LockedConnection, unusable
 from tui_app.own_thread import OwnThread
 from tui_app.watch.findings import KINDS, Finding
 
@@ -149,8 +149,7 @@ class WatchStore:
             raise self._unusable(exc) from None
 
     def _unusable(self, exc: BaseException) -> StoreError:
-        why = getattr(exc, "strerror", None) or str(exc)
-        return StoreError(f"cannot use the watch store {self.path}: {why}")
+        return StoreError(unusable("the watch store", self.path, exc))
 
     @staticmethod
     def _migrate(db: LockedConnection) -> None:

@@ -127,7 +127,7 @@ class OrdersScreen(AreaScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book = OrderBook()
+        self.book, self._book_problem = OrderBook.for_now()
         self.ptype, self.ftype = "I", "A"
         self.shown: dict[str, str | None] = {"order-result": None, "tracked-detail": None}
         """The order each side panel shows, so a newer status replaces what it says."""
@@ -161,6 +161,8 @@ class OrdersScreen(AreaScreen):
                     yield Static(DETAIL_HINT, id="tracked-detail", markup=False)
 
     async def on_mount(self) -> None:
+        if self._book_problem:
+            self.notify(self._book_problem, title="Order book", severity="error", timeout=15)
         table = self.query_one("#tracked", DataTable)
         table.add_columns(
             "Order", "Status", "State", "Filing", "Producer", "Applicant", "Fees", "Last checked"
