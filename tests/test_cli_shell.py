@@ -754,3 +754,21 @@ def test_a_damaged_database_of_ours_is_one_line_and_exit_2(capsys, tmp_path, nam
     assert err == (f"producer-tui: cannot use {what} {damaged}: file is not a database; it is "
                    f"damaged or is not {what}: move it aside and run again to start a new one\n")  # fmt: skip
     assert damaged.read_text() == "garbage"  # left for the user to look at
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["sandbox", "serve", "--db", "s.db", "--port", "70000"], "--port: 70000 is not a port (0 to 65535)"),
+        (["sandbox", "serve", "--db", "s.db", "--port", "-1"], "--port: -1 is not a port (0 to 65535)"),
+        (["bulk", "check", "x.ndjson", "--max-request-bytes", "abc"],
+         "--max-request-bytes: 'abc' is not a whole number of bytes"),
+    ],
+)  # fmt: skip
+def test_option_values_are_refused_in_words(capsys, args, words):
+    """Found by a CLI QA pass: --port 70000 ended in bind()'s OverflowError traceback, and
+    --max-request-bytes abc said "invalid _request_bytes value"."""
+    with pytest.raises(SystemExit) as refused:
+        main(args)
+    assert refused.value.code == 2
+    assert f"argument {words}" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from tui_app.bulk.commands import add_bulk_parser
 from tui_app.shell.parsers import COMMANDS as SHELL_COMMANDS
-from tui_app.shell.parsers import add_parsers, finite_number, iso_date, user_path
+from tui_app.shell.parsers import add_parsers, finite_number, iso_date, port, user_path
 from tui_app.watch.commands import add_watch_parser
 from tui_app.words import OBEYED, counted
 
@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
     serve = sandbox_sub.add_parser("serve", help="serve all five groups over HTTP")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    serve.add_argument("--port", type=port, default=8765, help="0 picks a free port")
     serve.add_argument(
         "--db", type=user_path, required=True, help="SQLite database file (created if missing)"
     )

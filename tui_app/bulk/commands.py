@@ -100,7 +100,10 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
 
 
 def _request_bytes(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:  # argparse's own message named this function
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of bytes") from None
     if value < MIN_REQUEST_BYTES:
         raise argparse.ArgumentTypeError(
             f"must be at least {MIN_REQUEST_BYTES}: a request holds at least one whole record"

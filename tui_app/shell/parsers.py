@@ -284,3 +284,15 @@ def _export(sub) -> None:
     export.add_argument(
         "--force", action="store_true", help="replace the files of --out or --csv if they exist"
     )
+
+
+def port(text: str) -> int:
+    """The argparse type of a TCP port to listen on (0: any free one): out of range was a
+    traceback from bind()."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port (0 to 65535)")
+    return value
