@@ -49,6 +49,18 @@ def check(capsys, *args: str) -> tuple[int, dict, str]:
     return code, json.loads(out) if out else {}, err
 
 
+def test_an_npn_given_twice_is_counted_once(sandbox, capsys, tmp_path):
+    """Found by a CLI QA pass: "4 added, 3 already watched; 6 on the roster" (4 + 3 is
+    not 6): an NPN both typed and in the demo set was counted twice."""
+    embedded(sandbox)
+    assert run(capsys, "add", "19000001", "19000002")[1] == (
+        "2 added, 0 already watched; 2 on the roster of sandbox\n")  # fmt: skip
+    roster = tmp_path / "r.csv"
+    roster.write_text("npn\n19000002\n19000002\n")
+    code, out, _ = run(capsys, "add", "19000001", "--demo", "--file", str(roster))
+    assert (code, out) == (0, "4 added, 2 already watched; 6 on the roster of sandbox\n")
+
+
 def test_the_demo_roster_shows_every_kind_of_finding_as_the_clock_moves_on(sandbox, capsys):
     embedded(sandbox)
     code, out, _ = run(capsys, "add", "--demo")

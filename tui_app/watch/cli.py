@@ -19,7 +19,14 @@ from tui_app.client.errors import ClientError
 from tui_app.config import ConfigError, Environment
 from tui_app.private_files import open_private, safe_cell
 from tui_app.shell.output import OK, REFUSED, UNREACHABLE, USAGE, out, table
-from tui_app.watch.roster import Entry, RosterError, npn_of, parse_npns, read_file
+from tui_app.watch.roster import (
+    Entry,
+    RosterError,
+    added_words,
+    npn_of,
+    parse_npns,
+    read_file,
+)
 from tui_app.watch.store import StoreError, WatchDb, WatchStore
 
 COLUMNS = ("kind", "severity", "npn", "name", "state", "license", "text")
@@ -77,7 +84,7 @@ def _add(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -> 
         raise _Usage("give NPNs, --file FILE or --demo")
     added = asyncio.run(db.call(WatchStore.add, name, entries))
     size = asyncio.run(db.call(WatchStore.roster_size, name))
-    out(f"{added} added, {len(entries) - added} already watched; {size} on the roster of {name}")
+    out(f"{added_words(entries, added)}; {size} on the roster of {name}")
     return OK
 
 

@@ -33,6 +33,12 @@ class Entry:
     profile_key: str | None = None
 
 
+def added_words(entries: list[Entry], added: int) -> str:
+    """What adding ``entries`` did, ``added`` of them new: an NPN given twice (typed and in
+    the file, or in the demo set) is one producer, counted once."""
+    return f"{added} added, {len({e.npn for e in entries}) - added} already watched"
+
+
 def npn_of(text: object, where: str) -> int:
     """An NPN (digits, no leading zero, fits int32), or :class:`RosterError` naming ``where``."""
     value = json.dumps(text) if isinstance(text, bool) else str(text if text is not None else "")

@@ -26,7 +26,7 @@ from tui_app.ui.widgets.text_input import TextInput
 from tui_app.ui.widgets.watch_history import WatchHistory
 from tui_app.watch.check import CheckSettings, Progress, run_check, shortfall
 from tui_app.watch.findings import KINDS, SEVERITIES
-from tui_app.watch.roster import RosterError, parse_npns, read_file
+from tui_app.watch.roster import RosterError, added_words, parse_npns, read_file
 from tui_app.watch.store import DONE, SORTS, StoreError, WatchDb, WatchStore
 from tui_app.words import counted
 
@@ -291,7 +291,7 @@ class WatchScreen(AreaScreen):
             return
         field.remove_class("-invalid")
         field.value = ""
-        self.notify(f"{added} added, {len(entries) - added} already watched", title="Roster")
+        self.notify(added_words(entries, added), title="Roster")
         self.reload()
 
     @work(exclusive=True, group="watch-add")
