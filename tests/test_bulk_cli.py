@@ -119,6 +119,18 @@ def test_check_knows_the_environments_request_limit(capsys, config_file, tmp_pat
     config_file.write_text("active = ")
     assert bulk(capsys, "check", str(path))[0] == 0
     assert bulk(capsys, "check", str(path), "--max-request-bytes", "1200")[0] == 1
+    # An environment named is one to use (QA: `--env nope` was ignored, exit 0, and
+    # `bulk check FILE --env sb` was refused as an unknown argument).
+    config_file.write_text(
+        'active = "other"\n[environments.other]\nembedded = true\n'
+        "[environments.sb]\nembedded = true\nbulk_max_request_bytes = 1200\n"
+    )
+    assert bulk(capsys, "check", str(path))[0] == 0
+    assert bulk(capsys, "check", str(path), "--env", "sb")[0] == 1
+    assert main(["--env", "sb", "bulk", "check", str(path)]) == 1
+    capsys.readouterr()
+    code, out, err = bulk(capsys, "check", str(path), "--env", "nope")
+    assert (code, out) == (2, "") and "--env: no environment named nope" in err
 
 
 def test_counts_of_one_are_singular(capsys, tmp_path):

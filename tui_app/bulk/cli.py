@@ -99,10 +99,13 @@ def _environment(name: str | None) -> tuple[str, Environment]:
 
 def _request_limit(env_name: str | None) -> int | None:
     """The environment's request size limit, for a check that sends nothing: a config
-    that cannot be read (or none) means no limit, not a refusal."""
+    that cannot be read (or none) means no limit, not a refusal; but an environment named
+    with --env must exist (it was ignored: a typo checked against no limit, exit 0)."""
     try:
         return _environment(env_name)[1].bulk_max_request_bytes
     except ConfigError:
+        if env_name is not None:
+            raise
         return None
 
 

@@ -40,6 +40,8 @@ def add_bulk_parser(sub: argparse._SubParsersAction, positive) -> None:
     check.add_argument(
         "file", type=user_path, help="NDJSON: bulk envelopes or bare agent/agency records"
     )
+    check.add_argument("--env", default=argparse.SUPPRESS,
+                       help="whose bulk_max_request_bytes applies (default: the active one)")  # fmt: skip
     check.add_argument("--max-request-bytes", type=_request_bytes,
                        help="a line longer than this many bytes is invalid (no request could "
                        "carry it); default: the environment's bulk_max_request_bytes")  # fmt: skip
