@@ -481,6 +481,16 @@ def test_profile_import_succeeds_then_export_it(capsys, served, tmp_path, monkey
         assert file.read_text() == "kept"
         code, _, _ = run(capsys, "export", "agent", "SHELL-2", *where, "--force")
         assert code == 0 and file.read_text() != "kept"
+    # A folder where the file would go (QA: "exists: add --force", then "Is a directory").
+    (tmp_path / "a.json").mkdir()
+    (tmp_path / "csv" / "SHELL-2-License.csv").mkdir()
+    for where, words in (
+        (["--out", str(tmp_path / "a.json")], f"--out: {tmp_path / 'a.json'} is a folder"),
+        (["--data-sets", "License", "--csv", "~/csv"],
+         f"--csv: {tmp_path / 'csv' / 'SHELL-2-License.csv'} is a folder: name a file"),
+    ):  # fmt: skip
+        code, out, err = run(capsys, "export", "agent", "SHELL-2", *where, "--force")
+        assert (code, out) == (2, "") and words in err, err
 
 
 def test_profile_import_refused_exits_1(capsys, served, tmp_path):

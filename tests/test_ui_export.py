@@ -241,6 +241,22 @@ async def test_saving_over_files_asks_first(ui_app, tmp_path):
         assert ExportResponse.model_validate_json((tmp_path / "agent.json").read_text())
 
 
+async def test_a_folder_named_like_the_file_is_said_at_once(ui_app, tmp_path):
+    """Seen (QA): F6 to a folder named agent.json asked to replace it, then failed with
+    "Is a directory"."""
+    (tmp_path / "agent.json").mkdir()
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_export(app, pilot)
+        await fetch(app, pilot)
+        await answer_path(app, pilot, "f6", tmp_path / "agent.json")
+        assert not isinstance(app.screen, ConfirmScreen)
+        note = shown(app)[-1]
+        assert (note.title, note.severity) == ("Not saved", "error")
+        assert note.message == (f"Cannot use {tmp_path / 'agent.json'}: "
+                                f"{tmp_path / 'agent.json'} is a folder: name a file")  # fmt: skip
+
+
 async def edit_fetched(app, pilot) -> ProfilesScreen:
     """Open Export, fetch the demo agent and press F7: the Profiles area it lands on."""
     await open_export(app, pilot)

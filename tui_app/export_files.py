@@ -55,14 +55,20 @@ def save_export(response: ExportResponse, path: Path) -> list[Path]:
 
 
 def export_paths(response: ExportResponse, path: Path) -> list[Path]:
-    """The files :func:`save_export` writes for ``path`` (to ask before replacing any)."""
+    """The files :func:`save_export` writes for ``path`` (to ask before replacing any).
+    Raises ``ValueError`` for another suffix, or a folder where a file would go (it was
+    first offered to be replaced, then not written: "Is a directory")."""
     suffix = path.suffix.lower()
     if suffix == ".json":
-        return [path]
-    if suffix == ".csv":
+        paths = [path]
+    elif suffix == ".csv":
         sets = response.dataSets or []
-        return [path.with_name(f"{path.stem}-{ds.name}.csv") for ds in sets if ds.records]
-    raise ValueError("name a .json file, or a .csv file for one CSV per data set")
+        paths = [path.with_name(f"{path.stem}-{ds.name}.csv") for ds in sets if ds.records]
+    else:
+        raise ValueError("name a .json file, or a .csv file for one CSV per data set")
+    if folders := [p for p in paths if p.is_dir()]:
+        raise ValueError(f"{folders[0]} is a folder: name a file")
+    return paths
 
 
 def write_csv(path: Path, records: list[dict[str, Any]]) -> Path:

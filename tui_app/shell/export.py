@@ -29,6 +29,8 @@ def run(args: argparse.Namespace) -> int:
     fmt = output_format(args)
     if args.out is not None and args.out.suffix.lower() != ".json":
         raise Usage("--out: name a .json file (or use --csv DIR for CSV files)")
+    if args.out is not None and args.out.is_dir():  # before anything is asked of the service
+        raise Usage(f"--out: {args.out} is a folder: name a file")
     if args.csv is not None and args.csv.exists() and not args.csv.is_dir():
         raise Usage(f"--csv: {args.csv} is not a folder")
     model = AgentExportRequest if args.kind == "agent" else AgencyExportRequest
@@ -44,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
             folder = args.csv
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             path = folder / (re.sub(r"[^A-Za-z0-9._-]", "_", args.profile_key) + ".csv")
-        there = [p for p in export_paths(answer, path) if p.exists()]
+        try:
+            there = [p for p in export_paths(answer, path) if p.exists()]
+        except ValueError as exc:  # a folder where a CSV file would go
+            raise Usage(f"--csv: {exc}") from None
         if there and not args.force:  # an earlier export, perhaps of other data
             raise Usage(f"{there[0]} exists: add --force to replace it")
         for written in save_export(answer, path):
