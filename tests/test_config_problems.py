@@ -37,10 +37,15 @@ def test_a_key_no_terminal_sends_is_refused_naming_its_binding() -> None:
 
 
 def test_config_check_names_them_and_fails(config_file, capsys) -> None:
-    save_config(config(keys={"nonexistent.binding": "x"}))
+    save_config(config(keys={"nonexistent.binding": "x"}, theme="no-such-theme"))
     assert main(["config", "check"]) == 2
     err = capsys.readouterr().err
-    assert f"producer-tui: {config_file}: keys: no binding has the id 'nonexistent.binding'" in err
+    lines = config_file.read_text().splitlines()
+    # At the line of the key they name (QA: no line, where every other problem has one).
+    at_keys, at_theme = lines.index("[keys]") + 1, lines.index('theme = "no-such-theme"') + 1
+    assert (f"producer-tui: {config_file}:{at_keys}: keys: no binding has the id "
+            "'nonexistent.binding'") in err  # fmt: skip
+    assert f"producer-tui: {config_file}:{at_theme}: theme: no theme named 'no-such-theme'" in err
     config_file.write_text(config_file.read_text().replace('"x"', '"not a key!!"'))
     line = config_file.read_text().splitlines().index('"nonexistent.binding" = "not a key!!"') + 1
     # Named at its own line (QA: it was named at the [keys] header's).

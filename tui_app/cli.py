@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -233,7 +234,7 @@ def _quiet_stdout() -> None:
 
 
 def _config(args: argparse.Namespace) -> int:
-    from tui_app.config import config_path, load_config
+    from tui_app.config import config_path, line_of_key, load_config
 
     if args.action == "path":
         print(config_path())
@@ -242,8 +243,11 @@ def _config(args: argparse.Namespace) -> int:
     from tui_app.ui.config_problems import config_problems
 
     if problems := config_problems(config):
-        for problem in problems:
-            print(f"producer-tui: {config_path()}: {problem}", file=sys.stderr)
+        for problem in problems:  # "key.path: message", or a theme file's own problem
+            key, _, _ = problem.partition(": ")
+            line = line_of_key(config_path(), key) if re.fullmatch(r"[\w.-]+", key) else None
+            where = f"{config_path()}{f':{line}' if line else ''}"
+            print(f"producer-tui: {where}: {problem}", file=sys.stderr)
         return 2
     name, env = config.active_env()
     where = "embedded sandbox" if env.embedded else env.group_url("search")

@@ -650,6 +650,16 @@ def _key_lines(text: str) -> list[_KeyLine]:
     return found
 
 
+def line_of_key(path: Path, dotted: str) -> int | None:
+    """The line of ``dotted`` (a key path: ``theme``, ``environments.staging``) in the
+    config file at ``path``, for a problem found after loading that names it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return _line_of(_key_lines(text), _split_key(dotted))
+
+
 def _line_of(keys: list[_KeyLine], loc: KeyPath) -> int | None:
     """The line of ``loc``: its own line, else the first line inside it, else its parent's."""
     while loc:
