@@ -307,6 +307,20 @@ def test_fields_of_another_search_type_are_still_bounded() -> None:
 # --- the firm search quirk: SearchType SSN and NPN ---------------------------------------
 
 
+@pytest.mark.parametrize("ssn", ["12", "1234567890"])
+def test_a_search_ssn_not_of_9_digits_is_sent_with_a_warning(ssn: str) -> None:
+    """Found by a CLI QA pass: the README says an SSN not of 9 digits only warns, and a
+    profile's did; a search's said nothing."""
+    data = {"SearchType": "SSN", "LastName": "Sample", "Ssn": ssn}
+    assert accepted(AgentSearch, data).Ssn == ssn
+    [(path, message)] = warnings(AgentSearch, data)
+    assert (path, message) == (
+        "Ssn",
+        "is usually 9 digits; it is sent as typed and the service decides",
+    )
+    assert warnings(AgentSearch, data | {"Ssn": "000121234"}) == []
+
+
 @pytest.mark.parametrize("npn", [0, -1, -(2**31), "-5", " 0"])
 def test_npn_not_positive_is_sent_with_a_warning(npn: int | str) -> None:
     # Issue 10, item 5: the spec bounds Npn as int32 only; "positive" is our habit. Typed

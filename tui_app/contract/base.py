@@ -117,6 +117,13 @@ class Habit:
     message: str
 
 
+NINE_DIGITS = Habit(
+    lambda v: not isinstance(v, str) or (len(v) == 9 and v.isdigit()),
+    "is usually 9 digits; it is sent as typed and the service decides",
+)
+"""An SSN or TIN: the spec says only "string" (a search's Ssn: up to 12 digits)."""
+
+
 def text(
     max_len: int | None = None,
     min_len: int = 0,

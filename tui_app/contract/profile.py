@@ -24,8 +24,8 @@ from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, mod
 from pydantic_core import PydanticCustomError
 
 from tui_app.contract.base import (
+    NINE_DIGITS,
     Choices,
-    Habit,
     IsoDateTime,
     RecordModel,
     Required,
@@ -47,10 +47,6 @@ def _as_text(value: Any) -> Any:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-NINE_DIGITS = Habit(
-    lambda v: not isinstance(v, str) or (len(v) == 9 and v.isdigit()),
-    "is usually 9 digits; it is sent as typed and the service decides",
-)
 TaxId = Annotated[Required, NINE_DIGITS]
 """``Ssn`` / ``Tin``: the spec says only "string, required"; not 9 digits only warns."""
 

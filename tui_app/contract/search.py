@@ -16,6 +16,7 @@ from typing import Annotated, ClassVar
 from pydantic import model_validator
 
 from tui_app.contract.base import (
+    NINE_DIGITS,
     ContractModel,
     NpnNumber,
     ResponseModel,
@@ -72,7 +73,7 @@ class AgentSearch(_Search):
     FirstName: Annotated[str, text(80)] | None = None
     MiddleName: Annotated[str, text(30)] | None = None
     LastName: Annotated[str, text(80)] | None = None
-    Ssn: Annotated[str, digits(12)] | None = None
+    Ssn: Annotated[str, digits(12), NINE_DIGITS] | None = None
     Npn: NpnNumber | None = None
     LicenseJurisdiction: JurisdictionText | None = None
     LicenseNumber: Annotated[str, text(30)] | None = None
