@@ -291,6 +291,12 @@ def test_roster_file_problems_name_their_line(tmp_path: Path) -> None:
     nd.write_text('{"npn": 19000001}\n[1]\n')
     with pytest.raises(RosterError, match="line 2: not a JSON object"):
         read_file(nd)
+    # A folder holds exports, not "producers in the file" (QA: said so of an empty folder).
+    empty = tmp_path / "exports"
+    empty.mkdir()
+    with pytest.raises(RosterError) as err:
+        read_file(empty)
+    assert err.value.problems == [f"{empty}: no saved export (.json) in the folder"]
 
 
 def test_every_profile_exported_to_a_folder(tmp_path: Path) -> None:

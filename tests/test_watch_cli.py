@@ -101,7 +101,7 @@ def test_nothing_needing_attention_exits_0_and_writes_a_private_report(sandbox, 
         "text",
     ]
     code, _, err = check(capsys, "--today", TODAY, "--report", str(report))
-    assert code == 2 and "give --force" in err
+    assert code == 2 and f"{report} exists: add --force to replace it" in err
 
 
 def test_days_narrow_what_expires(sandbox, capsys):

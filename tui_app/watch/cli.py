@@ -28,6 +28,7 @@ from tui_app.watch.roster import (
     read_file,
 )
 from tui_app.watch.store import StoreError, WatchDb, WatchStore
+from tui_app.words import counted
 
 COLUMNS = ("kind", "severity", "npn", "name", "state", "license", "text")
 SHOWN_PROBLEMS = 20
@@ -151,7 +152,7 @@ def _check(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -
         if not report.parent.is_dir():
             raise _Usage(f"--report {report}: there is no folder {report.parent}")
         if report.exists() and not args.force:
-            raise _Usage(f"{report} exists; give --force to replace it")
+            raise _Usage(f"{report} exists: add --force to replace it")
     if asyncio.run(db.call(WatchStore.roster_size, name)) == 0:
         raise _Usage(f"the roster of {name} is empty: add NPNs with `producer-tui watch add`")
     today = args.today or env.today or date.today()
@@ -199,7 +200,7 @@ def _check(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -
     if outcome.unreachable or check.pending or check.failed:
         if check.pending:
             _say(
-                f"{check.pending} producers not read yet ({check.message}); "
+                f"{counted(check.pending, 'producer')} not read yet ({check.message}); "
                 "run the check again to carry on"
             )
         return UNREACHABLE

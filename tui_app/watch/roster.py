@@ -100,7 +100,10 @@ def read_file(path: Path, limit: int = 20) -> list[Entry]:
         more = len(problems) - limit
         raise RosterError(problems[:limit] + ([f"... and {more} more"] if more > 0 else []))
     if not entries:
-        raise RosterError([f"{path}: no producers in the file"])
+        where = (
+            "no saved export (.json) in the folder" if path.is_dir() else "no producers in the file"
+        )
+        raise RosterError([f"{path}: {where}"])
     return entries
 
 
