@@ -91,6 +91,32 @@ async def test_personal_data_is_revealed_only_on_request(ui_app):
         assert "000121234" not in app.screen.query_one("#raw-text").text
 
 
+async def test_a_reveal_ends_when_its_area_is_left(ui_app):
+    """Found by a TUI QA pass: `v` on agency 19000002's record, then 5 (the record stays
+    open behind) and the agent AQS-1 exported there showed its full SSN: the reveal was
+    undone only when the record closed."""
+    from tui_app.ui.screens.export import ExportScreen
+
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.open_record("agent", 19000001)
+        await settle(app, pilot)
+        await pilot.press("v")
+        await pilot.pause()
+        assert "000-12-1234" in text_of(app, "#record-title")
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ExportScreen)
+        assert app.reveal_pii is False
+        await pilot.press("1")  # back to the record, masked again
+        await settle(app, pilot)
+        assert "***-**-1234" in text_of(app, "#record-title")
+        await pilot.press("ctrl+r")  # an explicit reveal still works, and lasts in its area
+        await pilot.pause()
+        assert "000-12-1234" in text_of(app, "#record-title")
+
+
 async def test_licenses_say_their_standing_in_words(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:

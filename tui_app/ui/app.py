@@ -33,6 +33,8 @@ from tui_app.ui.themes import load_themes
 from tui_app.ui.typed_app import screen_as
 
 if TYPE_CHECKING:  # the client (httpx, every contract module) loads after the first frame
+    from textual.widget import AwaitMount
+
     from tui_app.client.factory import Connection
     from tui_app.client.registry import RegistryClient
 
@@ -348,6 +350,14 @@ class ProducerApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen.active_bindings))
+
+    def switch_mode(self, mode: str) -> AwaitMount:
+        """Switch areas. A reveal of personal data covers the area it was asked in: the
+        next area opens masked as the config says (QA: a record revealed, then 5, showed
+        another person's SSN in Export, the record still open behind)."""
+        if mode != self.current_mode:
+            self.reveal_pii = not self.config.mask_pii
+        return super().switch_mode(mode)
 
     def action_toggle_reveal(self) -> None:
         self.reveal_pii = not self.reveal_pii
