@@ -292,6 +292,10 @@ async def test_open_by_npn_and_unknown_npn(ui_app):
         await settle(app, pilot)
         assert isinstance(app.screen, RecordScreen)
         assert "Cannot show agent NPN 19000009" in text_of(app, "#record-title")
+        # The kind is the form's switch: said (QA: the agency's NPN opened as an agent's).
+        assert "(if it is an agency's NPN, open it with Search set to Agencies)" in text_of(
+            app, "#record-title"
+        )
         await pilot.press("a")  # QA: "has not loaded yet", of a record that never will
         await pilot.pause()
         assert shown(app)[-1].message.startswith("The record could not be read: ")
@@ -299,6 +303,9 @@ async def test_open_by_npn_and_unknown_npn(ui_app):
         await pilot.pause()
         query = app.screen.query_one("#npn", Input)
         query.value = ""
+        await pilot.press("f3", "enter")  # nothing typed (QA: "must be a whole number")
+        await pilot.pause()
+        assert shown(app)[-1].message == "Npn: is required"
         await pilot.press("f3", *"19000001", "enter")
         await settle(app, pilot)
         assert "Avery Quinn Sample" in text_of(app, "#record-title")

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane, TextArea, Tree
 
-from tui_app.client.errors import ClientError
+from tui_app.client.errors import ClientError, NotFound
 from tui_app.contract.record import FullInfo
 from tui_app.pii import format_dob, format_fein, format_ssn, mask_tree, mask_value
 from tui_app.standing import license_standing
@@ -188,10 +188,15 @@ class RecordScreen(ProducerScreen):
                 response = await client.get_agency(self.npn)
         except ClientError as exc:
             self.failure = exc.message
+            if isinstance(exc, NotFound):  # the kind comes from the Search form's switch
+                other, switch = (
+                    ("agency", "Agencies") if self.kind == "agent" else ("agent", "Agents")
+                )
+                self.failure += f" (if it is an {other}'s NPN, open it with Search set to {switch})"
             self.query_one("#record-title", Static).update(
-                Text(f"Cannot show {self.kind} NPN {self.npn}: {exc.message}  (Esc goes back)")
+                Text(f"Cannot show {self.kind} NPN {self.npn}: {self.failure}  (Esc goes back)")
             )
-            self.notify(exc.message, title="Record", severity="error")
+            self.notify(self.failure, title="Record", severity="error")
             return
         self.info = response.NiprFullInfo
         self._render_info()

@@ -339,7 +339,8 @@ class SearchScreen(AreaScreen):
     @on(Button.Pressed, "#open-npn")
     def _open_npn(self) -> None:
         box = self.query_one("#npn", Input)
-        query, errors = check(FullRecordQuery, {"Npn": box.value or None})
+        typed = box.value.strip()  # nothing typed is a missing NPN, not a bad number
+        query, errors = check(FullRecordQuery, {"Npn": typed} if typed else {})
         if query is None:
             self.notify("; ".join(str(e) for e in errors), title="NPN", severity="warning")
             return
