@@ -8,6 +8,7 @@ from textual.widgets import Collapsible, Input, Static
 
 from tui_app.contract.order import Order
 from tui_app.contract.profile import AgencyRecord, AgentRecord
+from tui_app.contract.search import AgencySearch
 from tui_app.ui.fields import check, describe, flatten
 from tui_app.ui.widgets.model_form import ModelForm
 
@@ -208,6 +209,11 @@ def test_layout_comes_from_the_model():
     specs = {s.path: s for s in flatten(describe(Order))}
     assert specs["tlq.juris"].required and specs["data.middleName"].hint == "up to 30 characters"
     assert specs["data.taxId"].hint == "9 to 12 digits"
+    # Short enough for the field (QA: "up to 20 characters, letters and" at 120 columns).
+    assert specs["tlq.clientOrderNum"].hint == "up to 20 letters and digits"
+    assert specs["data.feinNumber"].hint == "exactly 9 digits"  # was "9 to 80 characters, …"
+    firm = {s.path: s for s in flatten(describe(AgencySearch))}
+    assert firm["FirmFein"].hint == "up to 12 digits and hyphens"
     assert specs["tlq.pType"].choices == ("I", "A")
     assert specs["tlq.pType"].labels == ("I — individual", "A — agency")
     assert specs["data.loa"].kind == "list"

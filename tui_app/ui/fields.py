@@ -71,8 +71,12 @@ def _hint(bounds: Bounds | None, kind: str) -> str:
         return "a whole number"
     if bounds is None:
         return ""
-    lo, hi = bounds.min_len, bounds.max_len
-    unit = "digits" if bounds.means == "digits only" else "characters"
+    means = bounds.means or ""
+    if means.startswith("exactly "):  # says it all ("exactly 9 digits")
+        return means
+    lo, hi, unit = bounds.min_len, bounds.max_len, "characters"
+    if means.endswith(" only"):  # the unit, "only" understood: "up to 20 letters and digits"
+        unit, means = means.removesuffix(" only"), ""  # (the longer hint was cut on screen)
     if hi is None:
         size = f"at least {lo} {unit}" if lo > 1 else ""
     elif lo == hi:
@@ -81,8 +85,7 @@ def _hint(bounds: Bounds | None, kind: str) -> str:
         size = f"{lo} to {hi} {unit}"
     else:
         size = f"up to {hi} {unit}"
-    extra = bounds.means if bounds.means and bounds.means != "digits only" else ""
-    return ", ".join(p for p in (size, extra) if p)
+    return ", ".join(p for p in (size, means) if p)
 
 
 def _labels(choices: tuple[str, ...], description: str | None) -> tuple[str, ...]:
