@@ -78,7 +78,11 @@ class ExportScreen(AreaScreen):
                 yield Label(f"Data sets  ({self.key('export.all')} all, "
                             f"{self.key('export.none')} none)")  # fmt: skip
                 yield SelectionList[str](id="export-sets")
-                yield TextInput(placeholder="other data sets, comma-separated", id="export-other")
+                yield TextInput(
+                    placeholder="others (a, b, …)",
+                    tooltip="Data sets not listed above, comma-separated",
+                    id="export-other",
+                )
             with Vertical(id="export-browse"):
                 yield ExportTree("No export yet", id="export-tree")
                 yield Static(
