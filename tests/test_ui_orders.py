@@ -9,7 +9,7 @@ from functools import partial
 
 import pytest
 from textual.widgets import Collapsible, DataTable, Input, Select, Static
-from ui_support import SIZE, settle, shown
+from ui_support import SIZE, open_demo_agent, settle, shown
 
 from tui_app.client import factory
 from tui_app.contract.order import OrderResponse
@@ -402,9 +402,7 @@ async def test_a_draft_named_neither_json_nor_xml_is_refused(ui_app, tmp_path):
 async def test_appoint_from_a_record_prefills_the_form(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        app.screen.open_record("agent", 19000001)
-        await settle(app, pilot)
+        await open_demo_agent(app, pilot)
         await pilot.press("a")
         await settle(app, pilot)
         assert app.current_mode == "orders"

@@ -9,7 +9,7 @@ import httpx
 import tomli_w
 from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, Select, Static
-from ui_support import SIZE, settle, shown
+from ui_support import SIZE, open_demo_agent, settle, shown
 
 from tui_app.client.registry import RegistryClient, RetryPolicy
 from tui_app.config import GROUPS, config_path, load_config
@@ -69,9 +69,7 @@ async def test_search_results_record_and_back(ui_app):
 async def test_personal_data_is_revealed_only_on_request(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        app.screen.open_record("agent", 19000001)
-        await settle(app, pilot)
+        await open_demo_agent(app, pilot)
         overview = text_of(app, "#overview-text")
         assert "**/**/****" in overview and "***-**-1234" in overview
         await pilot.press("v")
@@ -84,9 +82,7 @@ async def test_personal_data_is_revealed_only_on_request(ui_app):
         # Revealed, then closed: the next record opens masked (seen: one reveal showed the
         # SSN and birth date of every record opened after it).
         await pilot.press("v", "escape")
-        await settle(app, pilot)
-        app.screen.open_record("agent", 19000001)
-        await settle(app, pilot)
+        await open_demo_agent(app, pilot)
         assert "***-**-1234" in text_of(app, "#record-title")
         assert "000121234" not in app.screen.query_one("#raw-text").text
 
@@ -99,9 +95,7 @@ async def test_a_reveal_ends_when_its_area_is_left(ui_app):
 
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        app.screen.open_record("agent", 19000001)
-        await settle(app, pilot)
+        await open_demo_agent(app, pilot)
         await pilot.press("v")
         await pilot.pause()
         assert "000-12-1234" in text_of(app, "#record-title")
@@ -120,9 +114,7 @@ async def test_a_reveal_ends_when_its_area_is_left(ui_app):
 async def test_licenses_say_their_standing_in_words(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        app.screen.open_record("agent", 19000001)
-        await settle(app, pilot)
+        await open_demo_agent(app, pilot)
         await pilot.press("l", "l")
         await pilot.pause()
         assert app.screen.query_one("#record-tabs").active == "licenses"
@@ -141,9 +133,7 @@ async def test_licenses_say_their_standing_in_words(ui_app):
 async def test_copy_npn_uses_the_clipboard(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        app.screen.open_record("agent", 19000001)
-        await settle(app, pilot)
+        await open_demo_agent(app, pilot)
         await pilot.press("c")
         assert app.clipboard == "19000001"
 

@@ -53,6 +53,13 @@ def shown(app: App) -> list[Note]:
     return _SHOWN[app]
 
 
+async def open_demo_agent(app, pilot) -> None:
+    """From a fresh app's Search area, the demo agent's record (NPN 19000001), loaded."""
+    await settle(app, pilot)
+    app.screen.open_record("agent", 19000001)
+    await settle(app, pilot)
+
+
 async def quit_asks(app: App, pilot, words: str) -> None:
     """Press Ctrl+Q and check that the app asks first, saying ``words``."""
     from textual.widgets import Static
