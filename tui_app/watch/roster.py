@@ -74,7 +74,8 @@ def read_file(path: Path, limit: int = 20) -> list[Entry]:
     NDJSON file (one object per line with ``npn``/``Npn`` and optional ``profileKey``), a
     saved export document (``.json``: the profile's NPN and ProfileKey) or a folder of
     them (every profile exported there)."""
-    if path.is_dir():
+    folder = path.is_dir()
+    if folder:
         rows = (row for file in sorted(path.glob("*.json")) for row in _export_rows(file))
     elif path.suffix.lower() == ".json":
         rows = _export_rows(path)
@@ -100,9 +101,7 @@ def read_file(path: Path, limit: int = 20) -> list[Entry]:
         more = len(problems) - limit
         raise RosterError(problems[:limit] + ([f"... and {more} more"] if more > 0 else []))
     if not entries:
-        where = (
-            "no saved export (.json) in the folder" if path.is_dir() else "no producers in the file"
-        )
+        where = "no saved export (.json) in the folder" if folder else "no producers in the file"
         raise RosterError([f"{path}: {where}"])
     return entries
 
