@@ -9,7 +9,7 @@ import httpx
 import tomli_w
 from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, Select, Static
-from ui_support import SIZE, open_demo_agent, settle, shown
+from ui_support import SIZE, open_demo_agent, settle, shown, until_connected
 
 from tui_app.client.registry import RegistryClient, RetryPolicy
 from tui_app.config import GROUPS, config_path, load_config
@@ -38,7 +38,7 @@ async def search_avery(app, pilot) -> None:
 async def test_first_run_shows_the_sandbox_badge_and_that_the_service_answers(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+        await until_connected(app, pilot)
         assert app.screen.query_one("#sandbox-badge").display is True
         assert app.service_state.startswith("● online")
         assert "env: sandbox" in str(app.screen.query_one("#env-name").render())
@@ -375,7 +375,7 @@ async def test_a_service_that_is_down_never_crashes_the_app(tmp_path):
     )
     app = ProducerApp(config)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+        await until_connected(app, pilot)
         assert app.service_state.startswith("○ offline")
         await search_avery(app, pilot)
         assert "cannot reach 127.0.0.1" in text_of(app, "#result-info")
@@ -397,7 +397,7 @@ async def test_no_color_is_honoured(ui_app, monkeypatch):
         frame = colours(pilot.app.export_screenshot())  # the SVG's own window decorations
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+        await until_connected(app, pilot)
         assert colours(app.export_screenshot()) <= frame
         # States still read in words without colour.
         assert "● online" in text_of(app, "#service-state")
@@ -432,7 +432,7 @@ async def test_a_damaged_sandbox_database_is_said_not_a_crash(ui_app):
     damaged.write_text("garbage")
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+        await until_connected(app, pilot)
         problem = next(n for n in shown(app) if n.title == "Cannot connect")
         assert problem.message.startswith(f"cannot use the sandbox's database {damaged}: ")
         assert "move it aside and run again to start a new one" in problem.message

@@ -53,6 +53,17 @@ def shown(app: App) -> list[Note]:
     return _SHOWN[app]
 
 
+async def until_connected(app, pilot, seconds: float = 15.0) -> None:
+    """Wait until the app has connected (or failed to): the connection opens a few
+    refreshes after the first frame, so a test that looks at it right after start may
+    find no worker yet to wait for (CI once saw "… starting the sandbox")."""
+    for _ in range(int(seconds / 0.02)):
+        if not app.service_state.startswith("…"):
+            break
+        await pilot.pause(0.02)
+    await settle(app, pilot)
+
+
 async def open_demo_agent(app, pilot) -> None:
     """From a fresh app's Search area, the demo agent's record (NPN 19000001), loaded."""
     await settle(app, pilot)
