@@ -105,7 +105,9 @@ def validations_here(monkeypatch) -> list[bytes]:
     seen: list[bytes] = []
     validate = BulkItem.model_validate_json
     monkeypatch.setattr(
-        BulkItem, "model_validate_json", lambda raw: seen.append(raw) or validate(raw)
+        BulkItem,
+        "model_validate_json",
+        lambda raw, **how: seen.append(raw) or validate(raw, **how),
     )
     return seen
 

@@ -233,20 +233,34 @@ class ContractModel(BaseModel):
         json_schema_extra=docs_into_json_schema,
     )
 
+    json_rules: ClassVar[bool] = False
+    """Whether :meth:`enforce_format` has rules for JSON too (most models' are XML's)."""
+
     @model_validator(mode="after")
-    def _xml_carries(self, info: ValidationInfo) -> Self:
-        # Bound for an XML document (an import; a request to an environment that speaks
-        # XML): a value XML cannot carry is refused here, naming its field, not found
-        # while the document is written (that ended the app). In JSON it only warns.
+    def _format_rules(self, info: ValidationInfo) -> Self:
+        # The one Python call of a model's validation, with the rules of every level in
+        # it: a bulk record makes it for each of its sections, 100,000 records a job.
         if info.context is not None and info.context.get("format") == "xml":
-            for name in type(self).model_fields:
-                value = getattr(self, name)
-                for text in value if isinstance(value, list) else [value]:
-                    if isinstance(text, str) and (bad := XML_UNSAFE.search(text)):
-                        raise rule_error(
-                            [name], f"holds a character XML cannot carry ({bad.group()!r})"
-                        )
+            self.enforce_format(xml=True)
+        elif self.json_rules:
+            self.enforce_format(xml=False)
         return self
+
+    def enforce_format(self, xml: bool) -> None:
+        """Raise the rule errors of the format the model is bound for: ``xml`` for an XML
+        document (an import; a request to an environment that speaks XML), else JSON.
+        Subclasses add their own rules after these."""
+        if not xml:
+            return
+        # A value XML cannot carry is refused here, naming its field, not found while
+        # the document is written (that ended the app). In JSON it only warns.
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            for text in value if isinstance(value, list) else [value]:
+                if isinstance(text, str) and (bad := XML_UNSAFE.search(text)):
+                    raise rule_error(
+                        [name], f"holds a character XML cannot carry ({bad.group()!r})"
+                    )
 
     @classmethod
     def rule_errors(cls, data: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -339,10 +353,14 @@ class RecordModel(ContractModel):
     xml_omits: ClassVar[frozenset[str]] = frozenset()
     bulk_only_required: ClassVar[frozenset[str]] = frozenset()
 
-    @model_validator(mode="after")
-    def _format_rules(self, info: ValidationInfo) -> RecordModel:
-        # Run for every section of every bulk record: the common case returns at once.
-        if info.context is not None and info.context.get("format") == "xml":
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.json_rules = bool(cls.bulk_only_required)
+
+    def enforce_format(self, xml: bool) -> None:
+        super().enforce_format(xml)
+        if xml:
             present = sorted(n for n in self.xml_omits if getattr(self, n) is not None)
             if present:
                 raise rule_error(present, "is not part of the XML document")
@@ -350,7 +368,6 @@ class RecordModel(ContractModel):
             missing = sorted(n for n in self.bulk_only_required if not getattr(self, n))
             if missing:
                 raise rule_error(missing, "is required")
-        return self
 
 
 # --- warnings: our habits beyond the spec ---------------------------------------------------

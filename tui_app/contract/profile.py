@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from tui_app.contract.base import (
@@ -275,9 +275,9 @@ class _Profile(RecordModel):
             return model.xml_omits | {"DynamicData"}
         return model.xml_omits
 
-    @model_validator(mode="after")
-    def _dynamic_data_only_in_business_address(self, info: ValidationInfo) -> _Profile:
-        if (info.context or {}).get("format") == "xml":
+    def enforce_format(self, xml: bool) -> None:
+        super().enforce_format(xml)
+        if xml:  # DynamicData only in BusinessAddress
             bad = [
                 f"{name}.DynamicData"
                 for name in self.sections
@@ -287,7 +287,6 @@ class _Profile(RecordModel):
             ]
             if bad:
                 raise rule_error(bad, "is not part of the XML document (only BusinessAddress)")
-        return self
 
     @property
     def identity(self) -> tuple[str, str]:
