@@ -71,7 +71,6 @@ def test_bare_records_in_either_spelling_get_a_new_guid():
     assert checked(agent("C1", 1))[0].client_ref_id != checked(agent("C1", 1))[0].client_ref_id
 
 
-
 def test_how_a_line_is_sent_follows_the_spelling_of_its_fields_not_of_its_values():
     """A line in the bulk spelling goes as written (SEND_AS 1, or 2/3 for a bare record),
     whatever a value or a DynamicData key of the user's own looks like; one field in the
@@ -85,6 +84,7 @@ def test_how_a_line_is_sent_follows_the_spelling_of_its_fields_not_of_its_values
         ("schema field", envelope(schema)), ("bare, schema field", schema))}  # fmt: skip
     assert sent == {"own keys": 1, "bare": 2, "agency": 3, "schema field": 0,
                     "bare, schema field": 0}  # fmt: skip
+
 
 def test_errors_are_plain_paths_in_the_bulk_spelling_relative_to_the_line():
     bad = agent("K2", 2)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from bulk_support import named_pipe, validations_here
 from textual.widgets import DataTable, Input, Static
-from ui_support import SIZE, settle, shown
+from ui_support import SIZE, settle, shown, sql_on_the_loop, wait_for
 
 from tui_app.bulk import pipeline
 from tui_app.bulk.journal import DONE, STOPPED, VALIDATING, Journal
@@ -125,15 +125,6 @@ def page_rows(screen: BulkJobScreen) -> list[tuple[str, str]]:
     table = screen.query_one("#bulk-lines", PagedTable).table
     return [(str(table.get_row_at(i)[0]), str(table.get_row_at(i)[1]))
             for i in range(table.row_count)]  # fmt: skip
-
-
-async def wait_for(pilot, condition, what: str, seconds: float = 15.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def answer_path(app, pilot, path: Path) -> None:
@@ -797,25 +788,7 @@ def test_paths_complete_from_the_folder(tmp_path, monkeypatch):
 async def test_no_journal_call_runs_on_the_event_loop(ui_app, tmp_path, monkeypatch):
     """Every read and write of the journal the Bulk area makes (listing, submitting,
     refreshing, a job's pages, line details) happens off the loop's thread."""
-    import sqlite3
-    import threading
-
-    on_loop: list[str] = []
-    connect = sqlite3.connect
-
-    def traced(database, *args, **kwargs):
-        conn = connect(database, *args, **kwargs)
-        if str(database).endswith("bulk-journal.db"):  # not the embedded sandbox's
-            conn.set_trace_callback(
-                lambda sql: (
-                    on_loop.append(sql)
-                    if threading.current_thread() is threading.main_thread()
-                    else None
-                )
-            )
-        return conn
-
-    monkeypatch.setattr(sqlite3, "connect", traced)
+    on_loop = sql_on_the_loop(monkeypatch, "bulk-journal.db")  # not the embedded sandbox
     path = mixed_file(tmp_path)
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:

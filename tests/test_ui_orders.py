@@ -9,10 +9,10 @@ from functools import partial
 
 import pytest
 from textual.widgets import Collapsible, DataTable, Input, Select, Static
-from ui_support import SIZE, open_demo_agent, settle, shown
+from ui_support import SIZE, open_demo_agent, settle, shown, sql_on_the_loop, wait_for
 
 from tui_app.client import factory
-from tui_app.contract.order import OrderResponse
+from tui_app.contract.order import FINAL_STATUSES, OrderResponse
 from tui_app.tracking import OrderBook
 from tui_app.ui.screens import orders as orders_screen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
@@ -128,13 +128,13 @@ async def follow_to_the_end(app, pilot, screen: OrdersScreen, clock: Clock, num:
     """Move the sandbox's clock a stage at a time, refreshing the tracking list (F10)
     after each, until ``num`` is final; every status the list showed, in order."""
     screen.action_tab("tracking")
+    table = screen.query_one("#tracked", DataTable)
     seen: list[str] = []
     for _ in range(10):
         await pilot.press("f10")
         await settle(app, pilot)
-        [order] = [o for o in OrderBook().orders("sandbox") if o.client_order_num == num]
-        seen.append(order.status)
-        if order.final:
+        seen.append(str(table.get_row(num)[1]))
+        if seen[-1] in FINAL_STATUSES:
             return seen
         clock.step()
     raise AssertionError(f"{num} never became final: {seen}")
@@ -186,14 +186,12 @@ async def test_resubmitting_an_order_number_asks_before_updating(ui_app):
         await settle(app, pilot)
         await fill(pilot, app, {"data.middleName": "Q"})
         await pilot.press("f5")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         await pilot.press("n")
         await settle(app, pilot)
         assert any("was not changed" in n.message for n in shown(app))
         await pilot.press("f5")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         await pilot.press("y")
         await settle(app, pilot)
         result = str(screen.query_one("#order-result").render())
@@ -601,5 +599,28 @@ async def test_a_damaged_order_book_is_said_and_orders_are_still_filed(ui_app):
         assert problem.severity == "error"
         assert problem.message.startswith(f"cannot use the order book {damaged}: file is not a")
         assert problem.message.endswith("Orders filed now are followed until you quit.")
-        assert [o.client_order_num for o in screen.book.orders("sandbox")] == ["APP1"]
+        filed = await screen.book.call(OrderBook.orders, "sandbox")
+        assert [o.client_order_num for o in filed] == ["APP1"]
     assert damaged.read_text() == "garbage"
+
+
+async def test_no_order_book_call_runs_on_the_event_loop(ui_app, clock, monkeypatch):
+    """Issue 15, item 1: the Orders area opened, read and wrote the order book on the
+    loop's thread (filing, the tracking list, a refresh, a lookup), where a lock held by
+    another producer-tui (busy_timeout: 10 s) would freeze every key."""
+    on_loop = sql_on_the_loop(monkeypatch, "orders.db")
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await file_appointment(app, pilot)  # files, records, lists
+        seen = await follow_to_the_end(app, pilot, screen, clock, "APP1")  # F10 refreshes
+        await pilot.click("#lookup")
+        screen.query_one("#lookup", Input).value = "APP1"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "Order APP1" in str(screen.query_one("#tracked-detail").render())
+        assert seen[-1] == "APPROVED"
+        await pilot.press("f5")  # filing it again asks first: the book knows it
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        await pilot.press("n")
+        await settle(app, pilot)
+    assert on_loop == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
@@ -64,6 +65,17 @@ async def until_connected(app, pilot, seconds: float = 15.0) -> None:
     await settle(app, pilot)
 
 
+async def wait_for(pilot, condition, what: str, seconds: float = 15.0) -> None:
+    """Wait until ``condition()`` holds (e.g. a dialog a worker is about to push): never
+    :func:`settle` then, which would wait for that worker to end."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
 async def open_demo_agent(app, pilot) -> None:
     """From a fresh app's Search area, the demo agent's record (NPN 19000001), loaded."""
     await settle(app, pilot)
@@ -81,3 +93,28 @@ async def quit_asks(app: App, pilot, words: str) -> None:
     await pilot.pause()
     assert isinstance(app.screen, ConfirmScreen)
     assert words in str(app.screen.query_one(".dialog-text", Static).render())
+
+
+def sql_on_the_loop(monkeypatch, database: str) -> list[str]:
+    """Every SQL statement run on the event loop's thread (the main one) from now on,
+    through a connection to a file whose name ends with ``database``."""
+    import sqlite3
+    import threading
+
+    on_loop: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(path, *args, **kwargs):
+        conn = connect(path, *args, **kwargs)
+        if str(path).endswith(database):
+            conn.set_trace_callback(
+                lambda sql: (
+                    on_loop.append(sql)
+                    if threading.current_thread() is threading.main_thread()
+                    else None
+                )
+            )
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    return on_loop

@@ -15,6 +15,7 @@ from pathlib import Path
 from tui_app.config import data_dir
 from tui_app.contract.order import FINAL_STATUSES, OrderResponse
 from tui_app.locked_sqlite import LockedConnection, UnusableDatabase, unusable
+from tui_app.own_thread import OwnThread
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tracked_orders (
@@ -53,9 +54,13 @@ def _now() -> str:
 
 class OrderBook:
     """The orders filed from here. Raises :class:`UnusableDatabase` (an ``OSError``) when
-    its file cannot be used."""
+    its file cannot be used; ``memory`` keeps one for this run only, in no file."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, memory: bool = False) -> None:
+        if memory:
+            self._db = LockedConnection(":memory:")
+            self._migrate(self._db)
+            return
         where = path or data_dir() / "orders.db"
         try:
             self._db = LockedConnection.open_private(
@@ -63,18 +68,6 @@ class OrderBook:
             )
         except (OSError, sqlite3.Error) as exc:
             raise UnusableDatabase(unusable("the order book", where, exc)) from None
-
-    @classmethod
-    def for_now(cls) -> tuple[OrderBook, str | None]:
-        """The order book, or, if its file cannot be used, one in memory for this run and
-        the reason to tell the user (the Orders area still files and follows orders)."""
-        try:
-            return cls(), None
-        except UnusableDatabase as exc:
-            book = cls.__new__(cls)
-            book._db = LockedConnection(":memory:")
-            cls._migrate(book._db)
-            return book, f"{exc}. Orders filed now are followed until you quit."
 
     @staticmethod
     def _migrate(db: LockedConnection) -> None:
@@ -145,3 +138,22 @@ class OrderBook:
 
     def close(self) -> None:
         self._db.close()
+
+
+class OrderBookThread(OwnThread[OrderBook]):
+    """The order book behind one thread of its own (``await books.call(OrderBook.orders,
+    env)``), so the TUI's loop never waits on SQLite; the book is opened there on first
+    use. If its file cannot be used, the book is kept in memory for the run (the Orders
+    area still files and follows orders) and :attr:`problem` says why."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        super().__init__("order-book", self._open_book)
+        self._path = path
+        self.problem: str | None = None
+
+    def _open_book(self) -> OrderBook:
+        try:
+            return OrderBook(self._path)
+        except UnusableDatabase as exc:
+            self.problem = f"{exc}. Orders filed now are followed until you quit."
+            return OrderBook(memory=True)

@@ -27,7 +27,7 @@ from textual.widgets import (
 from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
 from tui_app.contract.order import Order, OrderResponse
 from tui_app.export_files import order_draft_format, read_order_draft, save_order_draft
-from tui_app.tracking import OrderBook
+from tui_app.tracking import OrderBook, OrderBookThread
 from tui_app.ui.fields import misfits
 from tui_app.ui.key_values import key_values
 from tui_app.ui.screens.base import AreaScreen
@@ -127,7 +127,8 @@ class OrdersScreen(AreaScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.book, self._book_problem = OrderBook.for_now()
+        self.book = OrderBookThread()
+        """Every read and write of the order book runs on its thread, off the loop."""
         self.ptype, self.ftype = "I", "A"
         self.shown: dict[str, str | None] = {"order-result": None, "tracked-detail": None}
         """The order each side panel shows, so a newer status replaces what it says."""
@@ -161,8 +162,6 @@ class OrdersScreen(AreaScreen):
                     yield Static(DETAIL_HINT, id="tracked-detail", markup=False)
 
     async def on_mount(self) -> None:
-        if self._book_problem:
-            self.notify(self._book_problem, title="Order book", severity="error", timeout=15)
         table = self.query_one("#tracked", DataTable)
         table.add_columns(
             "Order", "Status", "State", "Filing", "Producer", "Applicant", "Fees", "Last checked"
@@ -171,13 +170,16 @@ class OrdersScreen(AreaScreen):
         self.baseline = self.form.data()
         self.set_interval(REFRESH_EVERY, self._tick)
         self.watch(self.app, "env_name", self._env_changed, init=False)
-        self._fill_tracking()
+        self.fill_tracking()
+
+    async def on_unmount(self) -> None:
+        await self.book.aclose()
 
     def _env_changed(self) -> None:
         """The orders of the old environment are not this one's."""
         self._show("order-result", None, self.result_hint())
         self._show("tracked-detail", None, DETAIL_HINT)
-        self._fill_tracking()
+        self.fill_tracking()
 
     def _show(self, panel: str, num: str | None, content: Text | str) -> None:
         self.shown[panel] = num
@@ -292,16 +294,16 @@ class OrdersScreen(AreaScreen):
         except ClientError as exc:
             self.notify(exc.message, title="Order not sent", severity="error")
             return
-        self.book.record(self.app.env_name, response)
+        await self.book.call(OrderBook.record, self.app.env_name, response)
         self._show("order-result", num, render_order(response, self.app.reveal_pii, existed))
-        self._fill_tracking()
+        self.fill_tracking()
         details = response.order.orderDetails
         verb = "updated" if details.updated or existed else "filed"
         self.baseline = self.form.data()  # sent: nothing unsaved
         self.notify(f"Order {num} {verb}: {details.status}")
 
     async def _exists(self, client, num: str) -> bool:
-        if self.book.knows(self.app.env_name, num):
+        if await self.book.call(OrderBook.knows, self.app.env_name, num):
             return True
         try:
             await client.order_status(num)
@@ -381,25 +383,33 @@ class OrdersScreen(AreaScreen):
     async def refresh_tracking(self) -> None:
         """Ask the service for every order not yet final (only while the list is open)."""
         env = self.app.env_name
-        pending = [o for o in self.book.orders(env) if not o.final]
+        pending = [o for o in await self.book.call(OrderBook.orders, env) if not o.final]
         if not pending:
             return
         try:
             client = await self.app.client()
             for order in pending:
                 response = await client.order_status(order.client_order_num)
-                self.book.update(env, response)
+                await self.book.call(OrderBook.update, env, response)
                 self._latest(response)
         except ClientError as exc:
             self.app.service_state = f"○ {exc.message}"
         if self.query("#tracked"):
-            self._fill_tracking()
+            self.fill_tracking()
 
-    def _fill_tracking(self) -> None:
+    @work(exclusive=True, group="tracking-list")
+    async def fill_tracking(self) -> None:
+        """The list of orders filed from here, read from the order book's thread."""
+        orders = await self.book.call(OrderBook.orders, self.app.env_name)
+        if problem := self.book.problem:  # said once: the book is in memory from now on
+            self.book.problem = None
+            self.notify(problem, title="Order book", severity="error", timeout=15)
+        if not self.query("#tracked"):
+            return  # the area is being taken down (the app quits)
         table = self.query_one("#tracked", DataTable)
         selected = table.cursor_row
         table.clear()
-        for o in self.book.orders(self.app.env_name):
+        for o in orders:
             status = Text(o.status, style="bold" if o.final else "")
             table.add_row(
                 Text(o.client_order_num),
@@ -434,8 +444,8 @@ class OrdersScreen(AreaScreen):
         except ClientError as exc:
             self._show("tracked-detail", None, Text(f"Order {num}: {exc.message}"))
             return
-        if self.book.knows(self.app.env_name, num):
-            self.book.update(self.app.env_name, response)
-            self._fill_tracking()
+        if await self.book.call(OrderBook.knows, self.app.env_name, num):
+            await self.book.call(OrderBook.update, self.app.env_name, response)
+            self.fill_tracking()
         self.shown["tracked-detail"] = num
         self._latest(response)
