@@ -312,3 +312,27 @@ async def test_any_typed_data_set_name_is_sent_and_the_service_decides(ui_app):
         notes = " ".join(n.message for n in shown(app))
         assert "dataSets[1]: 'Bogus' is not a data set the interface lists" in notes
         assert screen.result.model_extra["unknownDataSets"] == ["Bogus"]
+
+
+async def test_the_tree_and_the_sets_header_are_not_cut(ui_app):
+    """Seen by a TUI QA pass: at 120x40 the tree's rows were cut at about 42 columns
+    ("1. BusinessAddress · San Francisc", to be scrolled sideways) while the detail beside
+    them was as wide; at 80x24 the sets' header read "Data sets (F2 all, F3 n"."""
+    app = ui_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_export(app, pilot)
+        assert "PermissiveRegistrations" in app.export_screenshot()  # the longest set
+        await fetch(app, pilot)
+        tree = screen.data_tree
+        await pilot.press("f4")
+        address = next(n for n in tree.root.children if n.data.data_set.name == "Address")
+        tree.move_cursor(address)
+        await pilot.press("enter")  # its two records
+        await settle(app, pilot)
+        assert "1. BusinessAddress · San Francisco · CA" in node_labels(address)
+        assert tree.virtual_size.width <= tree.scrollable_content_region.width
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_export(app, pilot)
+        header = screen.query_one("#export-sets-box Label")
+        assert header.region.width >= len(str(header.render())) == len("Sets (F2 all, F3 none)")
