@@ -286,9 +286,15 @@ async def test_open_by_npn_and_unknown_npn(ui_app):
         assert "(if it is an agency's NPN, open it with Search set to Agencies)" in text_of(
             app, "#record-title"
         )
-        await pilot.press("a")  # QA: "has not loaded yet", of a record that never will
+        # QA: the footer still offered Reveal, Copy NPN, Appoint and Terminate, of a
+        # record never read ("a" said "has not loaded yet", of one that never will).
+        offered = {b.binding.id for b in app.screen.active_bindings.values()}
+        assert "record.back" in offered
+        assert not {"record.reveal", "record.copy", "record.appoint", "record.terminate"} & offered
+        await pilot.press("a", "c")
         await pilot.pause()
-        assert shown(app)[-1].message.startswith("The record could not be read: ")
+        assert isinstance(app.screen, RecordScreen)
+        assert not any("copied" in n.message for n in shown(app))
         await pilot.press("escape")
         await pilot.pause()
         query = app.screen.query_one("#npn", Input)
@@ -440,3 +446,24 @@ async def test_a_damaged_sandbox_database_is_said_not_a_crash(ui_app):
         await pilot.press("f4", "2")  # the app goes on
         await settle(app, pilot)
         assert app.current_mode == "orders"
+
+
+async def test_revealing_on_search_says_what_it_changes_there(ui_app):
+    """QA: Ctrl+R on Search said "Personal data shown" while the results, which carry only
+    an SSN's last four, stayed as they were."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert shown(app)[-1].message == (
+            "Personal data shown: results carry only an SSN's last four; the record opened "
+            "next shows it all"
+        )
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert shown(app)[-1].message == "Personal data masked"
+        await open_demo_agent(app, pilot)
+        await pilot.press("v")  # on a record, it is plain to see
+        await pilot.pause()
+        assert shown(app)[-1].message == "Personal data shown"

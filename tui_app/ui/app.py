@@ -361,7 +361,12 @@ class ProducerApp(App[None]):
 
     def action_toggle_reveal(self) -> None:
         self.reveal_pii = not self.reveal_pii
-        self.notify("Personal data shown" if self.reveal_pii else "Personal data masked")
+        if not self.reveal_pii:
+            self.notify("Personal data masked")
+        elif note := getattr(self.screen, "REVEAL_NOTE", ""):  # an area's (not a dialog's)
+            self.notify(f"Personal data shown: {note}")
+        else:
+            self.notify("Personal data shown")
 
     def notify(
         self,

@@ -111,6 +111,8 @@ class AreaScreen(ProducerScreen):
 
     AREA = ""
     BINDINGS = [HELP_KEY, BACK_KEY]
+    REVEAL_NOTE = ""
+    """What revealing personal data (Ctrl+R) changes here, where it is not plain to see."""
 
     def __init__(self) -> None:
         # Born with the breakpoint class of the terminal's width (-narrow or -wide), which

@@ -50,7 +50,7 @@ class RecordScreen(ProducerScreen):
     BINDINGS = [
         HELP_KEY,
         Binding("escape", "back", "Back", id="record.back"),
-        Binding("v", "app.toggle_reveal", "Reveal PII", id="record.reveal"),
+        Binding("v", "reveal", "Reveal PII", id="record.reveal"),
         Binding("c", "copy_npn", "Copy NPN", id="record.copy"),
         Binding("a", "order('A')", "Appoint", id="record.appoint"),
         Binding("t", "order('T')", "Terminate", id="record.terminate"),
@@ -197,6 +197,7 @@ class RecordScreen(ProducerScreen):
                 Text(f"Cannot show {self.kind} NPN {self.npn}: {self.failure}  (Esc goes back)")
             )
             self.notify(self.failure, title="Record", severity="error")
+            self.refresh_bindings()  # nothing of the record's to reveal, copy or file
             return
         self.info = response.NiprFullInfo
         self._render_info()
@@ -391,11 +392,18 @@ class RecordScreen(ProducerScreen):
 
     # --- actions ---
 
+    ON_THE_RECORD = frozenset({"reveal", "copy_npn", "order", "tab"})
+    """Actions that need a record: not offered once it could not be read."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.failure and action in self.ON_THE_RECORD)
+
+    def action_reveal(self) -> None:
+        self.app.action_toggle_reveal()
+
     async def action_order(self, filing: str) -> None:
-        if self.info is None:  # not loaded yet, or never: the service said why (QA)
-            said = f"The record could not be read: {self.failure}" if self.failure else (
-                "The record has not loaded yet.")  # fmt: skip
-            self.notify(said, severity="warning")
+        if self.info is None:  # not loaded yet (one never read offers no such key)
+            self.notify("The record has not loaded yet.", severity="warning")
             return
         from tui_app.prefill import order_from_record
 

@@ -38,6 +38,7 @@ SEARCHES = {"agent": AgentSearch, "agency": AgencySearch}
 
 class SearchScreen(AreaScreen):
     AREA = "Search"
+    REVEAL_NOTE = "results carry only an SSN's last four; the record opened next shows it all"
     # Start on the agents/agencies switch, not in a text field, so 1-6 and ? work at once.
     AUTO_FOCUS = "#kind"
     # Priority for the keys that move the focus, so keys typed straight after follow it
