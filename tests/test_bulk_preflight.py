@@ -119,6 +119,20 @@ def test_preflight_refuses_a_file_that_cannot_be_imported(tmp_path, make, messag
         preflight(make(tmp_path))
 
 
+def test_preflight_does_not_hash_the_file(tmp_path, monkeypatch):
+    """It needs the file's size, not its SHA-256 (a job's fingerprint): hashing a 76 MB
+    file held the checking processes back by about 0.1 s of a 2.1 s pre-flight."""
+    import tui_app.bulk.source as source
+
+    hashed: list[object] = []
+    fingerprint = source._fingerprint
+    monkeypatch.setattr(source, "_fingerprint", lambda f: hashed.append(f) or fingerprint(f))
+    assert preflight(mixed_file(tmp_path)).records == 5
+    assert hashed == []
+    source.inspect_file(mixed_file(tmp_path))  # a job's does
+    assert len(hashed) == 1
+
+
 def settled_job(journal: Journal, tmp_path: Path) -> str:
     """A job of 6 lines: 1 invalid, then lines 2-6 sent; 3 and 5 failed (5 retryable)."""
     lines = ["{bad", *(envelope(agent(f"R-{n}", n)) for n in range(2, 7))]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tui_app.bulk.checker import available_cores, checked_chunks
 from tui_app.bulk.journal import request_bytes
-from tui_app.bulk.source import inspect_file
+from tui_app.bulk.source import check_file
 
 FIRST_PROBLEMS = 20
 """Problems kept for the summary (the TUI's panel scrolls through them); the rest are only
@@ -83,7 +83,7 @@ def preflight(
     size limit) is invalid: no request could carry it (a run found it out only from the
     service's 413)."""
     path = path.expanduser().resolve()
-    size = inspect_file(path).size
+    size = check_file(path)
     records = invalid = read = 0
     problems: list[Problem] = []
     seen: dict[int, int] = {}  # hash of an envelope's clientRefId -> its line

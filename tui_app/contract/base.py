@@ -151,9 +151,11 @@ def _not_blank(value: Any) -> bool:
 BLANK = Habit(_not_blank, "holds only spaces; the service may treat it as empty")
 
 
-XML_UNSAFE = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 """Characters XML 1.0 cannot carry: a value holding one can be sent as JSON but never
-read back as XML, so forms flag it (the sandbox refuses it with a 400 naming the field)."""
+read back as XML, so forms flag it (the sandbox refuses it with a 400 naming the field).
+Control characters but tab, new line and return; surrogates; U+FFFE and U+FFFF. (Written
+as the complement of what XML allows, the class took 5 ms to compile, at every start.)"""
 
 _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 
