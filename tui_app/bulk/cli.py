@@ -353,9 +353,9 @@ def _show_job(journal: Journal, job: Job) -> None:
 
 def _stop(journal: Journal, args: argparse.Namespace) -> int:
     seen = look(journal, args.job)
-    if not seen.running:
+    if not seen.running:  # already what was asked: a script that stops jobs goes on
         _say(f"job {seen.job.id} is not running ({seen.words()})")
-        return 1
+        return 0
     journal.request_stop(seen.job.id)
     _say(f"job {seen.job.id} stops once its requests in flight are answered; resume it with: "
          f"producer-tui bulk resume {seen.job.id}")  # fmt: skip
