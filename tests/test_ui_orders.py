@@ -152,6 +152,8 @@ async def test_appointment_and_termination_are_filed_and_followed_to_the_end(ui_
         assert seen == ["RECEIVED", "VALIDATING", "SUBMITTED", "PENDING_STATE_REVIEW", "APPROVED"]
         table = screen.query_one("#tracked", DataTable)
         assert table.get_row_at(0)[0].plain == "APP1"
+        # QA: Status stayed as wide as PENDING_STATE_REVIEW once the order was APPROVED.
+        assert table.ordered_columns[1].get_render_width(table) < len("PENDING_STATE_REVIEW")
 
         screen.action_tab("file")
         app.screen.query_one("#ftype", Select).value = "T"
@@ -558,15 +560,19 @@ def test_status_times_are_shown_readably():
 
 
 def test_a_fee_s_amount_is_one_word_next_to_its_dollar_sign():
-    """Seen: the fee wrapped "$" apart from "30.00" in a narrow panel ("$   30.00")."""
+    """Seen: the fee wrapped "$" apart from "30.00" in a narrow panel ("$   30.00"); then
+    (QA) the total still did, one column off its fees."""
     response = OrderResponse.model_validate(
         {"order": {"orderDetails": {"clientOrderNum": "APP1", "status": "RECEIVED",
+                                    "totalFee": 30,
                                     "fees": [{"state": "TX", "description": "Appointment",
                                               "amount": 30}]}}}
     )  # fmt: skip
     lines = render_order(response, reveal=False).plain.splitlines()
     [fee] = [line for line in lines if "Appointment" in line]
+    [total] = [line for line in lines if line.strip().startswith("total")]
     assert fee.endswith("   $30.00") and "$ " not in fee
+    assert total.endswith("   $30.00") and "$ " not in total and len(total) == len(fee)
 
 
 async def test_a_field_in_error_moved_under_more_fields_is_opened_on_submit(ui_app):

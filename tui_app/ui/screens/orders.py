@@ -98,7 +98,8 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
         for fee in d.fees:
             amount = f"${fee.amount:.2f}"  # one word: a narrow panel wraps before it, not in it
             text.append(f"  {fee.state or '':3} {fee.description or '':40} {amount:>9}\n")
-        text.append(f"  {'total':44} ${d.totalFee:8.2f}\n")
+        total = f"${d.totalFee:.2f}"
+        text.append(f"  {'total':44} {total:>9}\n")
     if d.notes:
         text.append("\nProcessing notes\n", style="bold")
         for note in d.notes:
@@ -111,6 +112,8 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
 
 
 DETAIL_HINT = "Select an order to see its notes and fees."
+TRACKING_COLUMNS = ("Order", "Status", "State", "Filing", "Producer", "Applicant", "Fees",
+                    "Last checked")  # fmt: skip
 
 
 class OrdersScreen(AreaScreen):
@@ -162,10 +165,6 @@ class OrdersScreen(AreaScreen):
                     yield Static(DETAIL_HINT, id="tracked-detail", markup=False)
 
     async def on_mount(self) -> None:
-        table = self.query_one("#tracked", DataTable)
-        table.add_columns(
-            "Order", "Status", "State", "Filing", "Producer", "Applicant", "Fees", "Last checked"
-        )
         await self._rebuild_form()
         self.baseline = self.form.data()
         self.set_interval(REFRESH_EVERY, self._tick)
@@ -408,7 +407,10 @@ class OrdersScreen(AreaScreen):
             return  # the area is being taken down (the app quits)
         table = self.query_one("#tracked", DataTable)
         selected = table.cursor_row
-        table.clear()
+        # Columns too, so each is as wide as what it holds now: a status of 20 letters
+        # left Status that wide for good, pushing Fees off an 80-column screen (QA).
+        table.clear(columns=True)
+        table.add_columns(*TRACKING_COLUMNS)
         for o in orders:
             status = Text(o.status, style="bold" if o.final else "")
             table.add_row(
