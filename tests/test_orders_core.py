@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import stat
 
+import pytest
+
 from tui_app.contract.order import Order, OrderResponse
 from tui_app.contract.record import FullInfo
 from tui_app.prefill import order_from_record
@@ -145,3 +147,16 @@ def test_prefill_of_a_firm_termination_is_a_valid_order_once_completed():
         "data": {**prefill["data"], "firstName": "Pat", "lastName": "Officer"},
     }
     assert Order.model_validate(completed).data.taxId == "000000001"
+
+
+def test_a_folder_where_the_book_should_be_is_said_so(tmp_path):
+    """QA: a folder named orders.db gave "Is a directory; check that its folder exists and
+    is writable", advice that cannot help."""
+    from tui_app.locked_sqlite import UnusableDatabase
+
+    (tmp_path / "orders.db").mkdir()
+    with pytest.raises(UnusableDatabase) as err:
+        OrderBook(tmp_path / "orders.db")
+    assert str(err.value).endswith(
+        "orders.db: Is a directory; move the folder aside and run again to start a new one"
+    )

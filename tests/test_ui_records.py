@@ -4,6 +4,8 @@ personal data masked there too."""
 
 from __future__ import annotations
 
+import re
+
 from textual.widgets import DataTable, TabbedContent, Tree
 from ui_support import SIZE, settle
 
@@ -140,3 +142,16 @@ async def test_an_appointments_status_and_dates_show_on_an_80_column_terminal(ui
         rows = [[str(cell) for cell in table.get_row_at(n)] for n in range(table.row_count)]
         assert any(row[3] == "Terminated" for row in rows)
         assert all("*" in row[-1] for row in rows)  # the carrier's FEIN, masked
+
+
+async def test_the_record_says_when_it_was_updated_as_other_times_are_said(ui_app):
+    """QA: "Last updated  2026-11-21T09:30:00+00:00", raw ISO, where every other time of
+    the app reads "2026-11-21 09:30 UTC"."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await app.push_screen(RecordScreen("agent", 19000001))
+        await settle(app, pilot)
+        overview = str(app.screen.query_one("#overview-text").render())
+        [updated] = [line for line in overview.splitlines() if "Last updated" in line]
+        assert re.search(r"Last updated +\d{4}-\d\d-\d\d \d\d:\d\d UTC$", updated), updated

@@ -28,11 +28,12 @@ def unusable(what: str, path: Path, exc: BaseException) -> str:
     """Why ``what`` (the bulk journal, the order book, ...) at ``path`` cannot be used,
     and what to do about it: one line for the CLI and the TUI alike."""
     why = getattr(exc, "strerror", None) or str(exc)
-    hint = (
-        f"it is damaged or is not {what}: move it aside and run again to start a new one"
-        if isinstance(exc, sqlite3.DatabaseError) and "readonly" not in why
-        else "check that its folder exists and is writable"
-    )
+    if isinstance(exc, IsADirectoryError):
+        hint = "move the folder aside and run again to start a new one"
+    elif isinstance(exc, sqlite3.DatabaseError) and "readonly" not in why:
+        hint = f"it is damaged or is not {what}: move it aside and run again to start a new one"
+    else:
+        hint = "check that its folder exists and is writable"
     return f"cannot use {what} {path}: {why}; {hint}"
 
 

@@ -28,6 +28,7 @@ from tui_app.ui.screens.base import HELP_KEY, AreaScreen, ProducerScreen
 from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.plain_table import PlainTable
 from tui_app.ui.widgets.status_bar import StatusBar
+from tui_app.words import utc_time
 
 TABS = (
     "overview",
@@ -275,7 +276,7 @@ class RecordScreen(ProducerScreen):
                 f"({sum(level == 'bad' for _, level in standings)} expired, "
                 f"{sum(level == 'warn' for _, level in standings)} expiring soon)",
             ),
-            ("Last updated", info.LastUpdated),
+            ("Last updated", info.LastUpdated and utc_time(info.LastUpdated)),
         ]
         addresses = info.AddressInfo.Addresses if info.AddressInfo else []
         for address in addresses:
