@@ -630,3 +630,14 @@ async def test_no_order_book_call_runs_on_the_event_loop(ui_app, clock, monkeypa
         await pilot.press("n")
         await settle(app, pilot)
     assert on_loop == []
+
+
+def test_the_states_of_an_order_say_what_they_take():
+    """QA: juris (and every state of the order) showed an empty field where the fields
+    around it say their bounds ("up to 20 letters and digits")."""
+    from tui_app.contract.order import Order
+    from tui_app.ui.fields import describe, flatten
+
+    hints = {s.path: s.hint for s in flatten(describe(Order))}
+    assert hints["tlq.juris"] == "2 letters, such as CA"
+    assert hints["data.mailingAddress.mailState"] == "a state code such as CA"

@@ -105,6 +105,14 @@ class Choices:
 
 
 @dataclass(frozen=True)
+class Shape:
+    """What a field's value looks like, in words, where its type has no bounds to say it
+    (a form shows it in the empty field): ``Shape("2 letters, such as CA")``."""
+
+    words: str
+
+
+@dataclass(frozen=True)
 class Habit:
     """A habit of ours beyond the spec, attached to a field: never a refusal, only a
     warning shown on the field (``ok`` is false for a value that breaks the habit).

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator
 from pydantic_core import PydanticCustomError
 
-from tui_app.contract.base import Habit
+from tui_app.contract.base import Habit, Shape
 
 JURISDICTIONS: tuple[str, ...] = (
     "AK", "AL", "AR", "AS", "AZ", "CA", "CO", "CT", "DC", "DE", "FL", "GA", "GU", "HI", "IA",
@@ -42,11 +42,17 @@ def _exactly_two(value: Any) -> Any:
 
 
 Jurisdiction = Annotated[
-    str, BeforeValidator(_upper_known), BeforeValidator(_exactly_two), Habit(known, UNKNOWN)
+    str,
+    BeforeValidator(_upper_known),
+    BeforeValidator(_exactly_two),
+    Habit(known, UNKNOWN),
+    Shape("2 letters, such as CA"),
 ]
 """A two-letter code where the spec says "exactly 2 chars" (``juris``, ``insStateDomicile``,
 ``residentStateText``). A code outside :data:`JURISDICTIONS` only warns."""
 
-JurisdictionText = Annotated[str, BeforeValidator(_upper_known), Habit(known, UNKNOWN)]
+JurisdictionText = Annotated[
+    str, BeforeValidator(_upper_known), Habit(known, UNKNOWN), Shape("a state code such as CA")
+]
 """A state where the spec gives no bound (``LicenseJurisdiction``, the nested state members
 of an order): any text, a code outside :data:`JURISDICTIONS` only warns."""

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from tui_app.contract.base import Bounds, Choices
+from tui_app.contract.base import Bounds, Choices, Shape
 from tui_app.contract.errors import FieldError, field_errors
 from tui_app.field_docs import field_doc
 
@@ -169,7 +169,9 @@ def describe(
         elif core is int:
             specs.append(FieldSpec(path, name, "int", is_required, hint=_hint(None, "int")))
         elif core is str:
-            specs.append(FieldSpec(path, name, "text", is_required, hint=_hint(bounds, "text")))
+            shape = next((m.words for m in meta if isinstance(m, Shape)), "")
+            hint = _hint(bounds, "text") or shape
+            specs.append(FieldSpec(path, name, "text", is_required, hint=hint))
         # dict (DynamicData) and other shapes have no input: kept from the loaded record.
     return tuple(specs)
 
