@@ -549,14 +549,23 @@ def test_status_times_are_shown_readably():
                     "clientOrderNum": "APP1",
                     "status": "RECEIVED",
                     "statusDate": "2026-11-23T17:29:15.262029+00:00",
-                    "notes": [{"at": "2026-11-23T12:29:15-05:00", "stage": "intake", "text": "ok"}],
+                    "notes": [
+                        {"at": "2026-11-23T12:29:15-05:00", "stage": "intake", "text": "ok"},
+                        {
+                            "at": "2026-11-23T12:30:00-05:00",
+                            "stage": "state decision",
+                            "text": "approved",
+                        },
+                    ],
                 }
             }
         }
     )
     text = render_order(response, reveal=False).plain
     assert "since 2026-11-23 17:29:15 UTC" in text
-    assert "  2026-11-23 17:29:15 UTC intake       ok" in text
+    # Stages in one column, however long one is (QA: "state decision" pushed its text).
+    assert "  2026-11-23 17:29:15 UTC intake         ok\n" in text
+    assert "  2026-11-23 17:30:00 UTC state decision approved\n" in text
 
 
 def test_a_fee_s_amount_is_one_word_next_to_its_dollar_sign():
@@ -641,3 +650,18 @@ def test_the_states_of_an_order_say_what_they_take():
     hints = {s.path: s.hint for s in flatten(describe(Order))}
     assert hints["tlq.juris"] == "2 letters, such as CA"
     assert hints["data.mailingAddress.mailState"] == "a state code such as CA"
+
+
+async def test_updating_a_final_order_says_it_starts_again(ui_app, clock):
+    """QA: filing again the number of an APPROVED order asked only "Update it?"; the update
+    put it back to RECEIVED ("it was APPROVED, a final status")."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await file_appointment(app, pilot)
+        assert (await follow_to_the_end(app, pilot, screen, clock, "APP1"))[-1] == "APPROVED"
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert "is APPROVED, a final status" in app.screen.question
+        assert "starts its processing again" in app.screen.question
+        await pilot.press("n")
+        await settle(app, pilot)

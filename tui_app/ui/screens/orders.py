@@ -25,7 +25,7 @@ from textual.widgets import (
 )
 
 from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
-from tui_app.contract.order import Order, OrderResponse
+from tui_app.contract.order import FINAL_STATUSES, Order, OrderResponse
 from tui_app.export_files import order_draft_format, read_order_draft, save_order_draft
 from tui_app.tracking import OrderBook, OrderBookThread
 from tui_app.ui.fields import misfits
@@ -102,9 +102,10 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
         text.append(f"  {'total':44} {total:>9}\n")
     if d.notes:
         text.append("\nProcessing notes\n", style="bold")
+        stage = max(12, *(len(note.stage or "") for note in d.notes))  # "state decision"
         for note in d.notes:
             at = utc_time(note.at, seconds=True) if note.at else ""
-            text.append(f"  {at:23} {note.stage or '':12} {note.text}\n")
+            text.append(f"  {at:23} {note.stage or '':{stage}} {note.text}\n")
     if info.itemDetails:
         text.append("\nAs filed\n", style="bold")
         text.append_text(key_values(info.itemDetails, reveal, indent="  "))
@@ -272,14 +273,17 @@ class OrdersScreen(AreaScreen):
         num = order.tlq.clientOrderNum
         try:
             client = await self.app.client()
-            existed = await self._exists(client, num)
+            status = await self._status_of(client, num)
+            existed = status is not None
             if existed:
+                final = (
+                    f" and is {status}, a final status: submitting it again UPDATES it with "
+                    "what this form says and starts its processing again"
+                    if status in FINAL_STATUSES
+                    else ". Submitting it again UPDATES that order with what this form says"
+                )
                 update = await self.app.push_screen_wait(
-                    ConfirmScreen(
-                        f"Order {num} already exists. Submitting it again UPDATES that order "
-                        "with what this form says. Update it?",
-                        yes="Update",
-                    )
+                    ConfirmScreen(f"Order {num} already exists{final}. Update it?", yes="Update")
                 )
                 if not update:
                     self.notify(f"Order {num} was not changed.")
@@ -301,14 +305,13 @@ class OrdersScreen(AreaScreen):
         self.baseline = self.form.data()  # sent: nothing unsaved
         self.notify(f"Order {num} {verb}: {details.status}")
 
-    async def _exists(self, client, num: str) -> bool:
-        if await self.book.call(OrderBook.knows, self.app.env_name, num):
-            return True
+    async def _status_of(self, client, num: str) -> str | None:
+        """The status of order ``num`` as the service says it now; None if it has none."""
         try:
-            await client.order_status(num)
+            response = await client.order_status(num)
         except NotFound:
-            return False
-        return True
+            return None
+        return response.order.orderDetails.status
 
     def result_hint(self) -> str:
         return f"Fill the order and press {self.key('orders.submit')} to submit."
