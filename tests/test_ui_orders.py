@@ -448,6 +448,13 @@ async def test_lookup_of_any_order_by_number(ui_app):
         await pilot.press("enter")
         await settle(app, pilot)
         assert "no order" in str(screen.query_one("#tracked-detail").render()).lower()
+        # QA: "Please correct: order_num: must be at most 20 characters, not 29".
+        screen.query_one("#lookup", Input).value = "X" * 29
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert str(screen.query_one("#tracked-detail").render()) == (
+            f"{'X' * 29} is not a client order number: must be at most 20 characters, not 29"
+        )
 
 
 async def test_the_tracking_list_polls_only_while_its_area_is_shown(ui_app, monkeypatch):

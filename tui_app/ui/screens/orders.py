@@ -446,6 +446,10 @@ class OrdersScreen(AreaScreen):
         try:
             client = await self.app.client()
             response = await client.order_status(num)
+        except InvalidInput as exc:  # in the words of the field typed in, not the query's
+            why = "; ".join(e.message for e in exc.errors) or exc.message
+            self._show("tracked-detail", None, Text(f"{num} is not a client order number: {why}"))
+            return
         except ClientError as exc:
             self._show("tracked-detail", None, Text(f"Order {num}: {exc.message}"))
             return
