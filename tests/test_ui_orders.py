@@ -641,7 +641,7 @@ async def test_no_order_book_call_runs_on_the_event_loop(ui_app, clock, monkeypa
         await settle(app, pilot)
         assert "Order APP1" in str(screen.query_one("#tracked-detail").render())
         assert seen[-1] == "APPROVED"
-        await pilot.press("f5")  # filing it again asks first: the book knows it
+        await pilot.press("f8", "f5")  # filing it again (from the form) asks first
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         await pilot.press("n")
         await settle(app, pilot)
@@ -666,9 +666,29 @@ async def test_updating_a_final_order_says_it_starts_again(ui_app, clock):
     async with app.run_test(size=SIZE) as pilot:
         screen = await file_appointment(app, pilot)
         assert (await follow_to_the_end(app, pilot, screen, clock, "APP1"))[-1] == "APPROVED"
-        await pilot.press("f5")
+        await pilot.press("f8", "f5")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         assert "is APPROVED, a final status" in app.screen.question
         assert "starts its processing again" in app.screen.question
         await pilot.press("n")
         await settle(app, pilot)
+
+
+async def test_the_form_s_keys_act_only_while_the_form_is_in_view(ui_app):
+    """QA: F5 on the Tracking tab (a refresh key in many tools) filed the hidden form."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await fill(pilot, app, APPOINTMENT)  # a valid order, not filed
+        await pilot.press("f9")
+        await settle(app, pilot)
+        offered = {b.binding.id for b in app.screen.active_bindings.values()}
+        assert "orders.refresh" in offered and "orders.submit" not in offered
+        await pilot.press("f5", "f6")
+        await settle(app, pilot)
+        assert isinstance(app.screen, OrdersScreen)  # no dialog, no draft to save
+        assert await screen.book.call(OrderBook.orders, "sandbox") == []
+        await pilot.press("f8", "f5")  # on the form, F5 files it
+        await settle(app, pilot)
+        filed = await screen.book.call(OrderBook.orders, "sandbox")
+        assert [o.client_order_num for o in filed] == ["APP1"]

@@ -365,6 +365,19 @@ class OrdersScreen(AreaScreen):
 
     # --- tracking ---
 
+    FORM_ACTIONS = frozenset({"submit", "save_draft", "load_draft"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The form's keys only while the form is in view (QA: F5 on the tracking list,
+        a refresh key elsewhere, filed the hidden form)."""
+        if action in self.FORM_ACTIONS and self.query("#order-tabs"):
+            return self.query_one("#order-tabs", TabbedContent).active == "file"
+        return True
+
+    @on(TabbedContent.TabActivated, "#order-tabs")
+    def _tab_shown(self) -> None:
+        self.refresh_bindings()
+
     def action_tab(self, tab: str) -> None:
         self.query_one("#order-tabs", TabbedContent).active = tab
         # Focus follows into the tab: left in the hidden one, it would switch straight back.
