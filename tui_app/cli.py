@@ -234,7 +234,7 @@ def _quiet_stdout() -> None:
 
 
 def _config(args: argparse.Namespace) -> int:
-    from tui_app.config import config_path, line_of_key, load_config
+    from tui_app.config import config_path, key_line_finder, load_config
 
     if args.action == "path":
         print(config_path())
@@ -243,9 +243,10 @@ def _config(args: argparse.Namespace) -> int:
     from tui_app.ui.config_problems import config_problems
 
     if problems := config_problems(config):
+        line_of = key_line_finder(config_path())
         for problem in problems:  # "key.path: message", or a theme file's own problem
             key, _, _ = problem.partition(": ")
-            line = line_of_key(config_path(), key) if re.fullmatch(r"[\w.-]+", key) else None
+            line = line_of(key) if re.fullmatch(r"[\w.-]+", key) else None
             where = f"{config_path()}{f':{line}' if line else ''}"
             print(f"producer-tui: {where}: {problem}", file=sys.stderr)
         return 2

@@ -12,7 +12,7 @@ import os
 import re
 import tempfile
 import tomllib
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -650,14 +650,14 @@ def _key_lines(text: str) -> list[_KeyLine]:
     return found
 
 
-def line_of_key(path: Path, dotted: str) -> int | None:
-    """The line of ``dotted`` (a key path: ``theme``, ``environments.staging``) in the
-    config file at ``path``, for a problem found after loading that names it."""
+def key_line_finder(path: Path) -> Callable[[str], int | None]:
+    """The line of a key path (``theme``, ``environments.staging``) in the config file at
+    ``path``, for problems found after loading that name it: the file is read once."""
     try:
-        text = path.read_text(encoding="utf-8")
+        keys = _key_lines(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
-        return None
-    return _line_of(_key_lines(text), _split_key(dotted))
+        keys = []
+    return lambda dotted: _line_of(keys, _split_key(dotted))
 
 
 def _line_of(keys: list[_KeyLine], loc: KeyPath) -> int | None:
