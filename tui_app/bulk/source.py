@@ -207,12 +207,13 @@ def check(line: Line | RawLine) -> tuple[Checked, Record | None]:
                           identity(record), len(line.raw), send_as)  # fmt: skip
         return checked, record
 
+    spelling_refused = False  # the bulk spelling alone, tried on the line's bytes
     if isinstance(line, RawLine):
         if line.raw.startswith(_ENVELOPE_START):
             try:
                 item = BulkItem.model_validate_json(line.raw, by_alias=True, by_name=False)
             except ValidationError:
-                pass  # the parsed line says where, below
+                spelling_refused = True  # the parsed line says where, below
             else:
                 record = item.data.record
                 return result(record.kind, record.ProfileKey, same_ref(item.clientRefId),
@@ -227,7 +228,7 @@ def check(line: Line | RawLine) -> tuple[Checked, Record | None]:
         ref = same_ref(ref) if isinstance(ref, str) else None
         key = _field(record_value, "profileKey")
         try:
-            item, as_written = _validated(BulkItem, line.raw)
+            item, as_written = _validated(BulkItem, line.raw, spelling_refused)
         except ValidationError as exc:
             return result(kind, key, ref, _messages(exc))
         record = item.data.record
@@ -246,13 +247,18 @@ def check(line: Line | RawLine) -> tuple[Checked, Record | None]:
 _Model = TypeVar("_Model", bound=BaseModel)
 
 
-def _validated(model: type[_Model], raw: bytes) -> tuple[_Model, bool]:
+def _validated(
+    model: type[_Model], raw: bytes, spelling_refused: bool = False
+) -> tuple[_Model, bool]:
     """The line validated, and whether its every key is in the bulk spelling (then it is
-    sent as written, :data:`SEND_AS`). Raises the errors of a line in either spelling."""
-    try:
-        return model.model_validate_json(raw, by_alias=True, by_name=False), True
-    except ValidationError:
-        return model.model_validate_json(raw), False
+    sent as written, :data:`SEND_AS`). Raises the errors of a line in either spelling.
+    ``spelling_refused``: the bulk spelling alone was already tried and refused."""
+    if not spelling_refused:
+        try:
+            return model.model_validate_json(raw, by_alias=True, by_name=False), True
+        except ValidationError:
+            pass
+    return model.model_validate_json(raw), False
 
 
 def same_ref(ref: str) -> str:
