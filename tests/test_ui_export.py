@@ -7,7 +7,7 @@ import csv
 import json
 
 from textual.widgets import Input, SelectionList, Static
-from ui_support import SIZE, settle, shown
+from ui_support import SIZE, settle, shown, wait_for
 
 from tui_app.contract.export import AGENT_DATA_SETS, DataSet, ExportResponse
 from tui_app.ui.scenes import DEMO_AGENT
@@ -289,10 +289,7 @@ async def test_editing_asks_before_replacing_a_profile_edited_in_profiles(ui_app
         await app.switch_mode("export")
         await settle(app, pilot)
         await pilot.press("f7")
-        for _ in range(50):
-            if isinstance(app.screen, ConfirmScreen):
-                break
-            await pilot.pause(0.02)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the ConfirmScreen")
         assert isinstance(app.screen, ConfirmScreen)
         assert "changes neither imported nor saved" in app.screen.question
         await pilot.press("n")

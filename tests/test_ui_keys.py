@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from textual import events
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent
-from ui_support import SIZE, settle, shown
+from ui_support import SIZE, settle, shown, wait_for
 
 from tui_app.config import Environment
 from tui_app.ui.screens.record import RecordScreen
@@ -154,10 +154,9 @@ async def test_a_path_cleared_typed_and_entered_at_once_in_a_dialog_is_used(ui_a
         await settle(app, pilot)
         await area(app, pilot, "3")
         await pilot.press("f7")
-        for _ in range(50):  # not settle(): the loading waits for the dialog's answer
-            if isinstance(app.screen, PathScreen):
-                break
-            await pilot.pause(0.02)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, PathScreen), "the PathScreen"
+        )  # not settle(): the loading waits for the dialog's answer
         assert isinstance(app.screen, PathScreen)
         keys_at_once(app, "ctrl+u", *str(path), "enter")
         await settle(app, pilot)

@@ -247,10 +247,7 @@ async def test_a_draft_is_saved_and_loaded_back(ui_app, tmp_path, suffix):
         await pilot.press("enter")
         # The form holds NY, neither filed nor saved: loading over it asks first (QA:
         # a draft loaded, or a record's "a", replaced unsaved edits without a word).
-        for _ in range(50):
-            if isinstance(app.screen, ConfirmScreen):
-                break
-            await pilot.pause(0.02)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the ConfirmScreen")
         question = str(app.screen.query_one(".dialog-text", Static).render())
         assert "changes neither submitted nor saved" in question
         await pilot.press("y")
@@ -333,10 +330,9 @@ async def test_a_draft_naming_no_field_is_refused_and_an_invalid_value_is_marked
         assert "data.costCentre1: is not a field of this record" in note.message
         assert screen.form.data() == before
         await answer_path(app, pilot, "f7", texas)
-        for _ in range(50):  # the form holds NY, unsaved: loading over it asks first
-            if isinstance(app.screen, ConfirmScreen):
-                break
-            await pilot.pause(0.02)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmScreen), "the ConfirmScreen"
+        )  # the form holds NY, unsaved: loading over it asks first
         await pilot.press("y")
         await settle(app, pilot)
         # Marked as it loads (seen: nothing until F5, and no group counted it).
@@ -476,10 +472,7 @@ async def test_the_tracking_list_polls_only_while_its_area_is_shown(ui_app, monk
         await pilot.pause(0.2)  # ten ticks
         assert asked == []
         await app.switch_mode("orders")
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if asked:
-                break
+        await wait_for(pilot, lambda: asked, "a lookup")
         assert asked[0] == "APP1"
 
 

@@ -10,7 +10,7 @@ from datetime import date
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
-from ui_support import SIZE, quit_asks, settle
+from ui_support import SIZE, quit_asks, settle, wait_for
 
 from tui_app.config import Auth, Environment, config_path, default_config, load_config, save_config
 from tui_app.ui.app import ProducerApp
@@ -219,10 +219,13 @@ async def test_set_active_saves_and_reconnects(monkeypatch: pytest.MonkeyPatch) 
             screen.query_one("#env-list", OptionList).get_option_at_index(1).prompt
         )
         await pilot.press("s")
-        await pilot.pause()
-        await pilot.pause()
-        # The token may be typed for this run; Esc goes on without it.
-        assert isinstance(app.screen, SecretScreen)
+        # The token may be typed for this run; Esc goes on without it. The question comes
+        # from the reconnecting worker, so on a loaded machine it may take a while.
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, SecretScreen) and app.screen.query("#secret-input"),
+            "the token question",
+        )
         await pilot.press("escape")
         await settle(app, pilot)
         await pilot.pause()
@@ -356,10 +359,12 @@ async def test_a_token_unset_at_start_can_be_typed_for_this_run(monkeypatch) -> 
     )
     app = ProducerApp(load_config())
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(20):  # the connection opens just after the first frame
-            await pilot.pause(0.05)
-            if isinstance(app.screen, SecretScreen) and app.screen.query(".dialog-text"):
-                break  # shown, and composed
+        # The connection opens just after the first frame; wait till it asks, composed.
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, SecretScreen) and app.screen.query(".dialog-text"),
+            "the token question",
+        )
         assert isinstance(app.screen, SecretScreen)
         assert "REGISTRY_TOKEN is not set" in str(app.screen.query_one(".dialog-text").render())
         box = app.screen.query_one("#secret-input", Input)
@@ -521,10 +526,11 @@ async def test_a_secret_typed_at_the_prompt_shows_as_set_in_the_editor(monkeypat
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_settings(pilot)
         await pilot.press("down", "a", "ctrl+s")  # make "closed" the active one: it connects
-        for _ in range(40):
-            await pilot.pause(0.05)
-            if isinstance(app.screen, SecretScreen) and app.screen.query("#secret-input"):
-                break
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, SecretScreen) and app.screen.query("#secret-input"),
+            "the token question",
+        )
         assert isinstance(app.screen, SecretScreen)
         await pilot.press(*"tok-123", "enter")
         await settle(app, pilot)
