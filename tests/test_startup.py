@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 from conftest import UI_TODAY
 from textual.widgets import Footer
-from ui_support import SIZE
+from ui_support import SIZE, settle
 
 from tui_app.config import load_config
 from tui_app.sandbox import registry as registry_module
 from tui_app.sandbox.synthetic import DEMO_AGENT_NPN
 from tui_app.ui.app import ProducerApp
+from tui_app.ui.widgets.keys_footer import FooterKey, KeysFooter
 
 
 async def test_the_connection_opens_as_soon_as_the_first_full_frame_is_drawn(
@@ -43,6 +44,29 @@ async def test_the_connection_opens_as_soon_as_the_first_full_frame_is_drawn(
             await pilot.pause()
         assert footer_keys and footer_keys[0] > 0  # opened, and after the footer's keys
         assert app.service_state != "… connecting"
+
+
+async def test_the_first_frame_holds_the_footers_keys(
+    ui_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual's footer composes empty, waits for the screen's first bindings update and a
+    refresh, then composes again with its keys: a second layout and paint before the first
+    full frame (about 40 ms of a start). Ours is composed once, with its keys."""
+    composed: list[int] = []
+    compose = KeysFooter.compose
+
+    def counted(self: KeysFooter) -> Any:
+        widgets = list(compose(self))
+        composed.append(sum(isinstance(w, FooterKey) for w in widgets))
+        return iter(widgets)
+
+    monkeypatch.setattr(KeysFooter, "compose", counted)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert composed[0] > 0  # the first compose has the keys...
+        assert len(composed) == 1  # ...and the bindings' update left them as they were
+        assert "Edit search" in {str(k.description) for k in app.screen.query(FooterKey)}
 
 
 async def test_a_first_run_is_online_while_the_sandbox_still_seeds(

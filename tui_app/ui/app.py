@@ -203,21 +203,11 @@ class ProducerApp(App[None]):
             self.notify_problem(problem)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._apply_keymap()
-        # Nothing touches the network (or the sandbox) before the first frame.
-        self.call_after_refresh(self._when_drawn)
+        # Nothing touches the network (or the sandbox) before the first frame: the
+        # connection's work would compete with its drawing for the GIL. The footer is
+        # drawn with its keys (KeysFooter), so the first refresh is the full frame.
+        self.call_after_refresh(self._after_first_frame)
         self.health_timer = self.set_interval(HEALTH_EVERY, self.check_health)
-
-    def _when_drawn(self, refreshes: int = 0) -> None:
-        """Start the connection once the first full frame is on the terminal. The footer
-        fills in its keys a refresh or two after the rest of the screen, and the connection
-        work would compete with those refreshes for the GIL: so wait for the keys (a few
-        refreshes at most), then for the refresh that paints them. No fixed timer: a
-        loaded machine outruns one."""
-        footers = self.screen.query(Footer)
-        if footers and not footers.first().children and refreshes < 10:
-            self.call_after_refresh(self._when_drawn, refreshes + 1)
-        else:
-            self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
         # The CLI turns the garbage collector off while the app starts (it only finds

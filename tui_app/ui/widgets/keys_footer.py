@@ -35,8 +35,12 @@ class KeysFooter(Footer):
         super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:
-        if self._bindings_ready:
-            self._shown = self._keys(self.screen)
+        # Textual's footer composes empty and waits for the screen's first bindings
+        # update, then a refresh, then composes its keys: a second layout and paint before
+        # the first full frame. The screen's keys are known as it mounts, so they are
+        # drawn with it; the update redraws the footer only if the focus changed them.
+        self._bindings_ready = True
+        self._shown = self._keys(self.screen)
         for widget in super().compose():
             if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
                 # A key starts compact and is then bound to the footer's (not compact):
