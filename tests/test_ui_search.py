@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Input, OptionList, Select, Static
 from ui_support import SIZE, open_demo_agent, settle, shown, until_connected
 
 from tui_app.client.registry import RegistryClient, RetryPolicy
-from tui_app.config import GROUPS, config_path, load_config
+from tui_app.config import GROUPS, config_path, load_config, save_config
 from tui_app.ui.app import ProducerApp
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.screens.record import RecordScreen
@@ -85,6 +85,33 @@ async def test_personal_data_is_revealed_only_on_request(ui_app):
         await open_demo_agent(app, pilot)
         assert "***-**-1234" in text_of(app, "#record-title")
         assert "000121234" not in app.screen.query_one("#raw-text").text
+
+
+def shown_keys(app: App) -> dict[str, str]:
+    """The footer's keys: description -> key as shown."""
+    return {str(k.description): str(k.key_display) for k in app.screen.query("FooterKey")}
+
+
+async def test_the_reveal_key_is_named_for_what_it_does_next(ui_app):
+    # It said "Reveal PII" with the data revealed, where a press masks it.
+    keys = load_config().keys
+    save_config(load_config().model_copy(update={"keys": {**keys, "record.reveal": "r"}}))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_demo_agent(app, pilot)
+        assert "Reveal PII" in shown_keys(app) and "Mask PII" not in shown_keys(app)
+        await pilot.press("r")  # remapped: both of its names follow the keymap
+        await pilot.pause()
+        assert "000-12-1234" in text_of(app, "#record-title")
+        assert shown_keys(app).get("Mask PII") == "r" and "Reveal PII" not in shown_keys(app)
+        await pilot.press("r")
+        await pilot.pause()
+        assert "000-12-1234" not in text_of(app, "#record-title")
+        assert "Reveal PII" in shown_keys(app)
+        await pilot.press("ctrl+r")  # the app-wide key: the footer follows it too
+        await pilot.pause()
+        assert "Mask PII" in shown_keys(app)
+        await settle(app, pilot)
 
 
 async def test_a_reveal_ends_when_its_area_is_left(ui_app):

@@ -22,7 +22,6 @@ from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from tui_app.client.errors import ClientError
 from tui_app.config import Config, ConfigError, Environment, save_change

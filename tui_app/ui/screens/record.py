@@ -51,7 +51,9 @@ class RecordScreen(ProducerScreen):
     BINDINGS = [
         HELP_KEY,
         Binding("escape", "back", "Back", id="record.back"),
-        Binding("v", "reveal", "Reveal PII", id="record.reveal"),
+        # One key, named for what it will do: the footer shows whichever applies.
+        Binding("v", "reveal(True)", "Reveal PII", id="record.reveal"),
+        Binding("v", "reveal(False)", "Mask PII", id="record.reveal"),
         Binding("c", "copy_npn", "Copy NPN", id="record.copy"),
         Binding("a", "order('A')", "Appoint", id="record.appoint"),
         Binding("t", "order('T')", "Terminate", id="record.terminate"),
@@ -148,7 +150,7 @@ class RecordScreen(ProducerScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.watch(self.app, "reveal_pii", lambda _: self._render_info(), init=False)
+        self.watch(self.app, "reveal_pii", self._reveal_changed, init=False)
         self.watch(self.app, "env_name", self._env_changed, init=False)
         self.load()
 
@@ -157,6 +159,10 @@ class RecordScreen(ProducerScreen):
         # this one) open as the config says (masked by default), not revealed for everyone
         # looked at after.
         self.app.reveal_pii = not self.app.config.mask_pii
+
+    def _reveal_changed(self, _: bool) -> None:
+        self._render_info()
+        self.refresh_bindings()  # "Reveal PII" becomes "Mask PII", and back
 
     def _env_changed(self, name: str) -> None:
         """The record is the old environment's: it closes when the user comes back."""
@@ -397,10 +403,15 @@ class RecordScreen(ProducerScreen):
     """Actions that need a record: not offered once it could not be read."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (self.failure and action in self.ON_THE_RECORD)
+        if self.failure and action in self.ON_THE_RECORD:
+            return False
+        if action == "reveal":  # the one of its two keys that changes something
+            return parameters[0] != self.app.reveal_pii
+        return True
 
-    def action_reveal(self) -> None:
-        self.app.action_toggle_reveal()
+    def action_reveal(self, reveal: bool) -> None:
+        if reveal != self.app.reveal_pii:
+            self.app.action_toggle_reveal()
 
     async def action_order(self, filing: str) -> None:
         if self.info is None:  # not loaded yet (one never read offers no such key)
