@@ -128,14 +128,26 @@ def test_the_embedded_sandbox_runs_without_the_web_framework() -> None:
 async def test_start_up_objects_are_frozen_only_when_the_cli_held_the_collector(
     ui_app, monkeypatch: pytest.MonkeyPatch, collector_on: bool
 ) -> None:
-    """The CLI turns the garbage collector off until the first frame, and the app then
-    freezes what start-up left (later collections stay short). An app started with the
-    collector on (each test's) freezes nothing: it would keep the garbage of every app
-    before it in the process for good."""
+    """The CLI turns the garbage collector off until the app is connected (the client's
+    and the sandbox's imports, after the first frame, are start-up objects too: it was
+    on for them, about 30 ms of the way to online), and the app then freezes what
+    start-up left (later collections stay short). An app started with the collector on
+    (each test's) freezes nothing: it would keep the garbage of every app before it in
+    the process for good."""
     import gc
 
+    from tui_app.ui import app as app_module
+
     frozen: list[bool] = []
+    collecting_at_import: list[bool] = []
+    import_module = app_module.import_module
+
+    def imported(name: str) -> Any:
+        collecting_at_import.append(gc.isenabled())
+        return import_module(name)
+
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    monkeypatch.setattr(app_module, "import_module", imported)
     if not collector_on:
         gc.disable()
     try:
@@ -147,6 +159,7 @@ async def test_start_up_objects_are_frozen_only_when_the_cli_held_the_collector(
     finally:
         gc.enable()
     assert frozen == ([] if collector_on else [True])
+    assert collecting_at_import == [collector_on]
 
 
 def test_building_the_models_reads_no_source_and_no_package_metadata() -> None:

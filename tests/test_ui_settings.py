@@ -3,6 +3,7 @@ and masking. The config file is the one the autouse fixture points at a temporar
 
 from __future__ import annotations
 
+import gc
 import os
 import tomllib
 from datetime import date
@@ -358,22 +359,26 @@ async def test_a_token_unset_at_start_can_be_typed_for_this_run(monkeypatch) -> 
         )
     )
     app = ProducerApp(load_config())
-    async with app.run_test(size=SIZE) as pilot:
-        # The connection opens just after the first frame; wait till it asks, composed.
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, SecretScreen) and app.screen.query(".dialog-text"),
-            "the token question",
-        )
-        assert isinstance(app.screen, SecretScreen)
-        assert "REGISTRY_TOKEN is not set" in str(app.screen.query_one(".dialog-text").render())
-        box = app.screen.query_one("#secret-input", Input)
-        assert box.password  # masked as typed
-        await pilot.press(*"tok-123", "enter")
-        await settle(app, pilot)
-        await pilot.pause()
-        assert app.connection is not None  # connected with it, no restart
-        assert os.environ["REGISTRY_TOKEN"] == "tok-123"
+    gc.disable()  # as the CLI starts the app: the collector is not off while the user types
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            # The connection opens just after the first frame; wait till it asks, composed.
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, SecretScreen) and app.screen.query(".dialog-text"),
+                "the token question",
+            )
+            assert gc.isenabled()
+            question = str(app.screen.query_one(".dialog-text").render())
+            assert "REGISTRY_TOKEN is not set" in question
+            assert app.screen.query_one("#secret-input", Input).password  # masked as typed
+            await pilot.press(*"tok-123", "enter")
+            await settle(app, pilot)
+            await pilot.pause()
+            assert app.connection is not None  # connected with it, no restart
+            assert os.environ["REGISTRY_TOKEN"] == "tok-123"
+    finally:
+        gc.enable()
     assert "tok-123" not in config_path().read_text(encoding="utf-8")  # never saved
 
 

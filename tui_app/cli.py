@@ -282,7 +282,7 @@ def _bulk(args: argparse.Namespace) -> int:
 def _tui(args: argparse.Namespace) -> int:
     import gc
 
-    gc.disable()  # enabled again by the app after its first frame (see ProducerApp)
+    gc.disable()  # enabled again by the app once connected (ProducerApp._start_collecting)
     from tui_app.config import load_config
 
     config = load_config()

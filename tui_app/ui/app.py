@@ -209,13 +209,6 @@ class ProducerApp(App[None]):
         self.health_timer = self.set_interval(HEALTH_EVERY, self.check_health)
 
     def _after_first_frame(self) -> None:
-        # The CLI turns the garbage collector off while the app starts (it only finds
-        # start-up objects that live on); freezing them keeps later collections short.
-        # Only then: an app started with the collector on (a test, one of many in a
-        # process) would freeze the garbage of every app before it for good.
-        if not gc.isenabled():
-            gc.enable()
-            gc.freeze()
         self.open_connection()
         if self.config.keys or self.config.theme:  # else nothing to look up
             from tui_app.ui.config_problems import config_problems
@@ -243,8 +236,20 @@ class ProducerApp(App[None]):
             self.notify(str(exc), title="Cannot connect", severity="error", timeout=10)
         finally:
             self._connected.set()
+            self._start_collecting()
         if self.connection is not None:
             await self.check_health()
+
+    @staticmethod
+    def _start_collecting() -> None:
+        """The CLI turns the garbage collector off while the app starts, the client's and
+        the sandbox's imports included: it would only find objects that live on (about 30
+        ms of the way to online). Freezing them keeps later collections short. Only then:
+        an app started with the collector on (a test, one of many in a process) would
+        freeze the garbage of every app before it for good."""
+        if not gc.isenabled():
+            gc.enable()
+            gc.freeze()
 
     async def _ask_missing_secret(self) -> None:
         """A secret variable unset at start need not mean a restart: the user may type the
@@ -258,6 +263,7 @@ class ProducerApp(App[None]):
         except ConfigError as exc:
             from tui_app.ui.screens.dialogs import SecretScreen
 
+            self._start_collecting()  # not off while the user types
             value = await self.push_screen_wait(
                 SecretScreen(
                     f"{exc}. Type the {self.env.auth.type} secret of environment "
