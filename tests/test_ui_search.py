@@ -318,10 +318,14 @@ async def test_open_by_npn_and_unknown_npn(ui_app):
         offered = {b.binding.id for b in app.screen.active_bindings.values()}
         assert "record.back" in offered
         assert not {"record.reveal", "record.copy", "record.appoint", "record.terminate"} & offered
-        await pilot.press("a", "c")
+        await pilot.press("a", "c", "ctrl+r")  # nor does the app-wide key reveal anything
         await pilot.pause()
         assert isinstance(app.screen, RecordScreen)
         assert not any("copied" in n.message for n in shown(app))
+        assert not app.reveal_pii
+        assert not any("Personal data" in n.message for n in shown(app))
+        offered = {c.title for c in app.get_system_commands(app.screen)}  # nor the palette
+        assert "Go to Orders" in offered and "Reveal or mask personal data" not in offered
         await pilot.press("escape")
         await pilot.pause()
         query = app.screen.query_one("#npn", Input)

@@ -354,6 +354,13 @@ class ProducerApp(App[None]):
             self.reveal_pii = not self.config.mask_pii
         return super().switch_mode(mode)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "toggle_reveal" or self._can_reveal(self.screen)
+
+    def _can_reveal(self, screen: Screen) -> bool:
+        """Not where there is nothing to reveal (a record that could not be read)."""
+        return screen.check_action("reveal", (not self.reveal_pii,)) is not False
+
     def action_toggle_reveal(self) -> None:
         self.reveal_pii = not self.reveal_pii
         if not self.reveal_pii:
@@ -436,11 +443,12 @@ class ProducerApp(App[None]):
                 partial(self.action_area, mode),
             )  # fmt: skip
         yield SystemCommand("Show keys", f"Every key of this screen{key('help')}", self.action_help)
-        yield SystemCommand(
-            "Reveal or mask personal data",
-            f"Toggle SSN, FEIN and birth date display{key('reveal')}",
-            self.action_toggle_reveal,
-        )
+        if self._can_reveal(screen):
+            yield SystemCommand(
+                "Reveal or mask personal data",
+                f"Toggle SSN, FEIN and birth date display{key('reveal')}",
+                self.action_toggle_reveal,
+            )
         yield from self._binding_commands(screen)
 
     def _remapped(self, node: DOMNode | type[DOMNode]) -> BindingsMap:
