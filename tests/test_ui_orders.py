@@ -685,3 +685,54 @@ async def test_the_form_s_keys_act_only_while_the_form_is_in_view(ui_app):
         await settle(app, pilot)
         filed = await screen.book.call(OrderBook.orders, "sandbox")
         assert [o.client_order_num for o in filed] == ["APP1"]
+
+
+async def test_the_tracking_detail_follows_the_cursor_and_the_cursor_its_order(ui_app, clock):
+    """QA: Enter on one order, then Down: the detail still showed the first (REJECTED,
+    final) beside the other highlighted; and a newly filed order moved the cursor onto
+    another order, as it kept its row number."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await file_appointment(app, pilot)
+        await fill(pilot, app, {"tlq.clientOrderNum": "APP2", "tlq.juris": "NY"})
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await pilot.press("f9")
+        await settle(app, pilot)
+        table = screen.query_one("#tracked", DataTable)
+        detail = screen.query_one("#tracked-detail", Static)
+        row = table.cursor_row
+        first, second = (str(table.get_row_at(r)[0]) for r in (row, 1 - row))
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert f"Order {first}" in str(detail.render())
+        await pilot.press("down" if row == 0 else "up")
+        await wait_for(pilot, lambda: f"Order {second}" in str(detail.render()), "the detail")
+        assert f"Order {first}" not in str(detail.render())
+        # A third order is filed: the cursor stays on the order it was on.
+        screen.action_tab("file")
+        await fill(pilot, app, {"tlq.clientOrderNum": "APP3", "tlq.juris": "TX"})
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert table.row_count == 3
+        assert str(table.get_row_at(table.cursor_row)[0]) == second
+
+
+async def test_the_status_under_the_form_follows_the_order(ui_app, clock, monkeypatch):
+    """QA: filed and left on the form, the order said RECEIVED a minute after the service
+    had decided it: only the tracking tab was kept up to date."""
+    monkeypatch.setattr(orders_screen, "REFRESH_EVERY", 0.05)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await file_appointment(app, pilot)
+        result = screen.query_one("#order-result", Static)
+        assert "RECEIVED" in str(result.render())
+        for _ in range(6):
+            clock.step()
+        await wait_for(
+            pilot,
+            lambda: any(status in str(result.render()) for status in FINAL_STATUSES),
+            "a final status under the form",
+        )
+        assert screen.query_one("#order-tabs").active == "file"
+        await settle(app, pilot)

@@ -42,6 +42,8 @@ FILING_TYPES = [("Appointment", "A"), ("Termination", "T")]
 FILING = ("tlq.pType", "tlq.fType")
 """Chosen above the form (the filing's kind), so a draft must hold one of their choices."""
 REFRESH_EVERY = 2.0
+LOOKUP_SETTLE = 0.15
+"""Seconds the tracking list's cursor rests on an order before its detail is asked for."""
 TLQ_FIRST = ["juris", "lType", "clientOrderNum", "userId", "filingMode"]
 
 
@@ -390,13 +392,14 @@ class OrdersScreen(AreaScreen):
         self.refresh_tracking()
 
     def _tick(self) -> None:
-        # Poll only while the list is in view: not while another area (or tab) is shown.
-        if self.is_current and self.query_one("#order-tabs", TabbedContent).active == "tracking":
+        # Poll only while the area is in view (either tab: the status under the form is
+        # of an order filed from here too, and stood still there; QA).
+        if self.is_current:
             self.refresh_tracking()
 
     @work(exclusive=True, group="tracking")
     async def refresh_tracking(self) -> None:
-        """Ask the service for every order not yet final (only while the list is open)."""
+        """Ask the service for every order not yet final (only while the area is open)."""
         env = self.app.env_name
         pending = [o for o in await self.book.call(OrderBook.orders, env) if not o.final]
         if not pending:
@@ -422,7 +425,8 @@ class OrdersScreen(AreaScreen):
         if not self.query("#tracked"):
             return  # the area is being taken down (the app quits)
         table = self.query_one("#tracked", DataTable)
-        selected = table.cursor_row
+        # The cursor stays on its order, not its row number: a new order comes first.
+        selected = self._highlighted(table)
         # Columns too, so each is as wide as what it holds now: a status of 20 letters
         # left Status that wide for good, pushing Fees off an 80-column screen (QA).
         table.clear(columns=True)
@@ -440,12 +444,29 @@ class OrdersScreen(AreaScreen):
                 Text(utc_time(o.checked_at, seconds=True)),
                 key=o.client_order_num,
             )
-        if table.row_count:
-            table.move_cursor(row=min(selected, table.row_count - 1))
+        if selected is not None and selected in table.rows:
+            table.move_cursor(row=table.get_row_index(selected))
+
+    @staticmethod
+    def _highlighted(table: DataTable) -> str | None:
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
 
     @on(DataTable.RowSelected, "#tracked")
     def _open_tracked(self, event: DataTable.RowSelected) -> None:
         self.look_up(str(event.row_key.value))
+
+    @on(DataTable.RowHighlighted, "#tracked")
+    def _follow_cursor(self, event: DataTable.RowHighlighted) -> None:
+        """The detail is of the order the user moved to (QA: it kept the one opened with
+        Enter beside another highlighted, final status and all). Only a move of the user's:
+        the list's refresh keeps its cursor on its order, and a lookup typed stays. The
+        cursor's order as it is now, not the event's: a refresh's rows, cleared and added
+        again, pass the cursor over others on the way."""
+        num = self._highlighted(event.data_table)
+        if event.data_table.has_focus and num and self.shown["tracked-detail"] != num:
+            self.look_up(num, settle=LOOKUP_SETTLE)
 
     @on(Input.Submitted, "#lookup")
     def _lookup(self, event: Input.Submitted) -> None:
@@ -453,9 +474,12 @@ class OrdersScreen(AreaScreen):
             self.look_up(event.value.strip())
 
     @work(exclusive=True, group="lookup")
-    async def look_up(self, num: str) -> None:
+    async def look_up(self, num: str, settle: float = 0.0) -> None:
         # Not the last lookup's answer while this one is under way.
         self._show("tracked-detail", None, Text(f"Looking up order {num}…"))
+        # A cursor held down asks for the row it stops on, not every row passed (a newer
+        # lookup cancels this one while it waits).
+        await asyncio.sleep(settle)
         try:
             client = await self.app.client()
             response = await client.order_status(num)
