@@ -851,3 +851,18 @@ async def test_a_refresh_that_outlives_the_jobs_table_ends_quietly(ui_app, monke
         worker = screen.refresh_jobs()
         await pilot.pause()
     assert worker.is_cancelled  # and no NoMatches raised as the block closed the app
+
+
+async def test_with_no_jobs_a_path_typed_at_once_goes_into_the_file_field(ui_app):
+    """QA: Bulk opened with the focus on its empty jobs table, so a path typed straight
+    away set off keys: the 1 of /tmp/qa1 opened Search (a record there), its a and t an
+    order form. The table keeps the focus, so its keys (1-6, ?) still work at once."""
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_bulk(app, pilot)
+        assert app.focused is screen.query_one("#bulk-jobs")  # 1-6 and ? work at once
+        await pilot.press(*"/tmp/qa1/at")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.path_input.value == "/tmp/qa1/at"
+        assert app.focused is screen.path_input

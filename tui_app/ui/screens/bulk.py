@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -155,6 +155,23 @@ class BulkScreen(AreaScreen):
 
     def action_pick_file(self) -> None:
         self.set_focus(self.path_input)
+
+    def on_key(self, event: events.Key) -> None:
+        """A path typed on the empty jobs table (the focus there at first) goes into the
+        file field from its first character (QA: the 1 of /tmp/qa1 opened Search, and the
+        a and t after it an order form). A key the screen binds keeps its meaning: 1-6,
+        ? and the F-keys work there as before."""
+        table = self.query_one("#bulk-jobs", DataTable)
+        if (
+            event.character
+            and event.is_printable
+            and self.focused is table
+            and not table.row_count
+            and event.key not in self.active_bindings
+        ):
+            event.stop()
+            self.set_focus(self.path_input)
+            self.path_input.insert_text_at_cursor(event.character)
 
     def action_focus_jobs(self) -> None:
         self.set_focus(self.query_one("#bulk-jobs"))
