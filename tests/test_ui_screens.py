@@ -12,7 +12,7 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, Input, Select
-from ui_support import SIZE, settle
+from ui_support import SIZE, open_demo_agent, settle
 
 from tui_app.ui.widgets.status_bar import StatusBar
 
@@ -200,13 +200,19 @@ async def test_a_long_offline_reason_leaves_the_environment_name_whole(ui_app, s
     """Seen: "env: stag ○ offline: cannot reach registry.example.test:443 …"."""
     app = ui_app()
     async with app.run_test(size=size) as pilot:
-        await settle(app, pilot)
+        await open_demo_agent(app, pilot)  # QA: "Search › Record  env: ○ offline: …"
         app.env_name = "staging"
         app.service_state = "○ offline: cannot reach registry.example.test:443 " + "x" * 80
-        await pilot.pause()
-        bar = app.screen.query_one(StatusBar)
-        name, state = bar.query_one("#env-name").region, bar.query_one("#service-state").region
-        assert name.right <= state.x and state.right <= size[0]
+        for mode in ("record", "settings"):  # QA, at 80 columns: "env: stagin" in Settings
+            if mode == "settings":
+                await app.switch_mode(mode)
+                await settle(app, pilot)
+            await pilot.pause()
+            bar = app.screen.query_one(StatusBar)
+            name = bar.query_one("#env-name")
+            state = bar.query_one("#service-state").region
+            assert name.region.right <= state.x and state.right <= size[0]
+            assert name.region.width == len("env: staging") + 2  # whole, with its padding
 
 
 def test_a_crash_prints_no_personal_data_and_exits_1(config_file, monkeypatch, capsys):
