@@ -746,3 +746,20 @@ async def test_a_character_xml_cannot_carry_is_a_field_error_never_a_crash(ui_ap
         await answer_path(app, pilot, "f6", tmp_path / "p.xml")
         assert app.is_running and not (tmp_path / "p.xml").exists()
         assert "an .ndjson line can hold it" in notes(app)[-1]
+
+
+async def test_a_contact_added_on_a_small_terminal_shows_the_field_it_focuses(ui_app):
+    """QA at 80x24: F8 showed only "▼ Contact 1", its ContactType (focused) a row below
+    the form's view, so what was typed went in unseen."""
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_profiles(app, pilot)
+        assert app.focused.id == "profile-kind"
+        await pilot.press("enter", "down", "enter")  # Agency
+        await settle(app, pilot)
+        await pilot.press("f8")
+        await settle(app, pilot)
+        field = screen.editor.contacts.forms[-1].query_one("#f-ContactType")
+        assert app.focused is field
+        await pilot.pause()
+        assert field.region.height and app.screen.can_view_entire(field)

@@ -168,8 +168,12 @@ class ProfilesScreen(AreaScreen):
 
     async def action_add_contact(self) -> None:
         form = await self.editor.add_contact()
-        if form is not None:
-            form.query(Input).first().focus()
+        if form is not None and (outer := self.editor.form) is not None:
+            field = form.query(Input).first()
+            field.focus()
+            # Brought into view once the new contact has its place (as it took the focus it
+            # had none yet).
+            self.call_after_refresh(outer.bring_into_view, field)
 
     async def action_remove_contact(self) -> None:
         if await self.editor.remove_contact(self.focused):

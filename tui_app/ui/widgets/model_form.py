@@ -237,6 +237,18 @@ class ModelForm(VerticalScroll, can_focus=False):
             self._groups[group].collapsed = False
         return self._controls[path]
 
+    def bring_into_view(self, widget: Widget) -> None:
+        """Scroll so ``widget``, somewhere inside this form, is in its view. By the regions
+        on screen: Textual's ``scroll_to_widget`` sums the offsets of the containers in
+        between, and misses a row for each padded one (a field in a contact, inside two
+        collapsibles, stayed a row below the view at 80x24; QA)."""
+        view, region = self.scrollable_content_region, widget.region
+        if region.bottom > view.bottom:
+            self.scroll_relative(y=min(region.bottom - view.bottom, region.y - view.y),
+                                 animate=False)  # fmt: skip
+        elif region.y < view.y:
+            self.scroll_relative(y=region.y - view.y, animate=False)
+
     def open_to(self, path: str) -> None:
         """Open (and build) the groups holding ``path``'s input, soon."""
         self.call_later(self.reveal, path)
