@@ -866,3 +866,28 @@ async def test_with_no_jobs_a_path_typed_at_once_goes_into_the_file_field(ui_app
         assert app.screen is screen
         assert screen.path_input.value == "/tmp/qa1/at"
         assert app.focused is screen.path_input
+
+
+async def test_what_the_panel_says_of_one_file_goes_when_another_is_typed(ui_app, tmp_path):
+    """QA: "✗ Cannot submit: …/empty.ndjson is empty" stayed under the path of another
+    file typed since, as if it were about that one."""
+    empty = tmp_path / "empty.ndjson"
+    empty.write_text("")
+    three = write_lines(tmp_path / "three.ndjson", [agent_line(n) for n in (1, 2, 3)])
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.path_input.value = str(empty)
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert "is empty" in text_of(screen, "#bulk-preflight")
+        await pilot.press("f2", "ctrl+u", *str(three))
+        await pilot.pause()
+        assert "empty" not in text_of(screen, "#bulk-preflight")
+        await pilot.press("enter")  # checked: what it says now is of this file
+        await wait_for(pilot, lambda: screen.checked is not None, "the pre-flight")
+        await pilot.pause()
+        assert "three.ndjson  checked: 3 records, 3 valid" in text_of(screen, "#bulk-preflight")
+        await pilot.press("end", "x")
+        await pilot.pause()
+        assert "three.ndjson" not in text_of(screen, "#bulk-preflight")

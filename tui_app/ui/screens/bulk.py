@@ -115,13 +115,7 @@ class BulkScreen(AreaScreen):
         # Scrolls (Tab reaches it): a check's list of bad lines is longer than a small
         # terminal has rows for.
         with VerticalScroll(id="bulk-preflight-box"):
-            yield Static(
-                f"Pick an NDJSON file of agent and agency records ({self.key('bulk.pick')}), "
-                f"check it (Enter), submit it ({self.key('bulk.submit')}). Jobs run in the "
-                "background and keep running after you quit.",
-                id="bulk-preflight",
-                markup=False,
-            )
+            yield Static(self._start_hint(), id="bulk-preflight", markup=False)
         yield PlainTable(id="bulk-jobs", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="bulk-selected"):
             yield ProgressBar(total=100, show_eta=False, id="bulk-progress")
@@ -144,6 +138,25 @@ class BulkScreen(AreaScreen):
         self.refresh_jobs()
 
     # --- picking and checking a file ---
+
+    def _start_hint(self) -> str:
+        return (
+            f"Pick an NDJSON file of agent and agency records ({self.key('bulk.pick')}), "
+            f"check it (Enter), submit it ({self.key('bulk.submit')}). Jobs run in the "
+            "background and keep running after you quit."
+        )
+
+    @on(PathInput.Changed, "#bulk-path")
+    def _path_changed(self) -> None:
+        """A path typed since the panel spoke of a file (its check, or why it cannot be
+        used) takes that away (QA: "✗ Cannot submit: …/empty.ndjson is empty" stayed
+        beside another file's path, as if of it)."""
+        if self._checking is None:
+            return
+        typed = self._typed_path()
+        if typed is None or typed.resolve() != self._checking:
+            self._checking = None
+            self._tell(Text(self._start_hint()))
 
     @property
     def path_input(self) -> PathInput:
@@ -251,6 +264,7 @@ class BulkScreen(AreaScreen):
         try:
             job = await self._new_job(path, env.bulk_max_request_bytes if env else None)
         except SourceError as exc:
+            self._checking = path.resolve()  # what the panel now speaks of
             self._tell(Text(f"✗ Cannot submit: {exc}"), error=True)
             self.notify(str(exc), title="Cannot submit", severity="error")
             return
@@ -260,6 +274,7 @@ class BulkScreen(AreaScreen):
             return
         if job is None:
             return
+        self._checking = None  # the panel speaks of the job now, not of the path cleared
         self.path_input.value = ""
         self.checked = None
         self.action_focus_jobs()
