@@ -11,10 +11,11 @@ import pytest
 import tomli_w
 from textual.geometry import Region
 from textual.widgets import Input, Label, Static, TabbedContent
-from ui_support import SIZE, settle, shown
+from ui_support import SIZE, settle, shown, wait_for
 
 from tui_app.client.registry import RegistryClient, RetryPolicy
 from tui_app.config import GROUP_PREFIXES, config_path, load_config
+from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.screens.record import RecordScreen
 from tui_app.ui.screens.watch import WatchScreen
 from tui_app.watch.roster import Entry
@@ -137,7 +138,18 @@ async def test_x_stops_watching_the_selected_producer(ui_app):
         await settle(app, pilot)
         await screen.findings.wait_loaded()
         screen.findings.table.focus()
+        # QA: one key, not in the footer, took it off at once: it is listed, and asks.
+        await pilot.pause()
+        assert "Unwatch" in {str(k.description) for k in screen.query("FooterKey")}
         await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert "Stop watching NPN 19000001 (" in app.screen.question
+        await pilot.press("escape")  # no: still watched
+        await settle(app, pilot)
+        assert "Roster of sandbox: 2 producers\n" in text(screen, "#watch-roster")
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        await pilot.press("y")
         await settle(app, pilot)
         assert "NPN 19000001 is no longer watched" in notes(app)
         assert "Roster of sandbox: 1 producer\n" in text(screen, "#watch-roster")

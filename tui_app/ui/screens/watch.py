@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Input, ProgressBar, Static, TabbedContent
 
 from tui_app.client.errors import ClientError
 from tui_app.ui.screens.base import AreaScreen
+from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.text_input import TextInput
 from tui_app.ui.widgets.watch_history import WatchHistory
@@ -72,7 +73,7 @@ class WatchScreen(AreaScreen):
         Binding("k", "cycle('kind')", "Kind filter", tooltip="Filter or sort the findings", id="watch.kind"),
         Binding("s", "cycle('severity')", "Severity filter", tooltip="Filter or sort the findings", id="watch.severity"),
         Binding("o", "cycle('sort')", "Sort", tooltip="Filter or sort the findings", id="watch.sort"),
-        Binding("x", "unwatch", "Stop watching", id="watch.remove", show=False),
+        Binding("x", "unwatch", "Unwatch", tooltip="Take the selected finding's producer off the roster", id="watch.remove"),
         Binding("n", "page(1)", "Next page", id="watch.next_page", show=False),
         Binding("p", "page(-1)", "Prev page", id="watch.prev_page", show=False),
     ]
@@ -296,12 +297,19 @@ class WatchScreen(AreaScreen):
 
     @work(exclusive=True, group="watch-add")
     async def action_unwatch(self) -> None:
-        """Take the selected finding's producer off the roster (its findings stay)."""
+        """Take the selected finding's producer off the roster (its findings stay), once
+        the user says so (QA: one key, unlisted, took it off at once, with no way back
+        but the CLI)."""
         table = self.findings.table
-        if not table.row_count:
-            return
-        row = self._finding(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        row = self._finding(key) if table.row_count else None
         if row is None:
+            self.notify("Select a finding: its producer is the one taken off.", title="Roster")
+            return
+        who = f"NPN {row['npn']}" + (f" ({row['name']})" if row.get("name") else "")
+        if not await self.app.push_screen_wait(ConfirmScreen(
+                f"Stop watching {who}? Its findings so far stay; {self.key('watch.add')} "
+                "adds it again.", yes="Stop watching")):  # fmt: skip
             return
         await self.db.call(WatchStore.remove, self.app.env_name, [row["npn"]])
         self.notify(f"NPN {row['npn']} is no longer watched", title="Roster")
