@@ -17,6 +17,7 @@ from tui_app.client.registry import RegistryClient, RetryPolicy
 from tui_app.config import GROUP_PREFIXES, config_path, load_config
 from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.screens.record import RecordScreen
+from tui_app.ui.screens.roster import RosterScreen
 from tui_app.ui.screens.watch import WatchScreen
 from tui_app.watch.roster import Entry
 from tui_app.watch.store import WatchStore, store_path
@@ -152,6 +153,41 @@ async def test_x_stops_watching_the_selected_producer(ui_app):
         await pilot.press("y")
         await settle(app, pilot)
         assert "NPN 19000001 is no longer watched" in notes(app)
+        assert "Roster of sandbox: 1 producer\n" in text(screen, "#watch-roster")
+
+
+async def test_the_roster_lists_every_producer_watched_and_takes_one_off(ui_app):
+    """QA: a producer with no finding was nowhere in the app (only `watch list` showed
+    it, and only `watch remove` took it off)."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        await add(app, pilot, screen, "19000001 19000002")
+        await pilot.press("f5")
+        await settle(app, pilot)
+        await screen.findings.wait_loaded()
+        findings = screen.findings.table
+        npns = {str(findings.get_row_at(i)[2]) for i in range(findings.row_count)}
+        assert "19000002" not in npns  # no finding: nowhere but on the roster
+        screen.findings.table.focus()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, RosterScreen), "the roster")
+        roster = app.screen
+        await roster.roster.wait_loaded()
+        await pilot.pause()
+        table = roster.roster.table
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == [
+            "19000001", "19000002"]  # fmt: skip
+        assert "Roster of sandbox: 2 producers watched" in text(roster, "#roster-title")
+        await pilot.press("down", "x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert "Stop watching NPN 19000002" in app.screen.question
+        await pilot.press("y")
+        await wait_for(pilot, lambda: table.row_count == 1, "the roster read again")
+        assert str(table.get_row_at(0)[0]) == "19000001"
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen
         assert "Roster of sandbox: 1 producer\n" in text(screen, "#watch-roster")
 
 

@@ -74,6 +74,7 @@ class WatchScreen(AreaScreen):
         Binding("s", "cycle('severity')", "Severity filter", tooltip="Filter or sort the findings", id="watch.severity"),
         Binding("o", "cycle('sort')", "Sort", tooltip="Filter or sort the findings", id="watch.sort"),
         Binding("x", "unwatch", "Unwatch", tooltip="Take the selected finding's producer off the roster", id="watch.remove"),
+        Binding("r", "roster", "Roster", tooltip="Every producer watched, to look at and take off", id="watch.roster"),
         Binding("n", "page(1)", "Next page", id="watch.next_page", show=False),
         Binding("p", "page(-1)", "Prev page", id="watch.prev_page", show=False),
     ]
@@ -314,6 +315,13 @@ class WatchScreen(AreaScreen):
         await self.db.call(WatchStore.remove, self.app.env_name, [row["npn"]])
         self.notify(f"NPN {row['npn']} is no longer watched", title="Roster")
         self.reload()
+
+    @work(exclusive=True, group="watch-roster")
+    async def action_roster(self) -> None:
+        from tui_app.ui.screens.roster import RosterScreen
+
+        if await self.app.push_screen_wait(RosterScreen(self.db, self.app.env_name)):
+            self.reload()
 
     @work(exclusive=True, group="watch-demo")
     async def action_demo(self) -> None:
