@@ -66,13 +66,15 @@ class WatchScreen(AreaScreen):
     # fmt: off
     # F2 is a priority key, so NPNs pasted straight after it land in the field.
     BINDINGS = [
+        # k, s and o are not in the footer: the line over the findings says them, with what
+        # each is set to, and the footer had no room left for x, r and Ctrl+Q.
         Binding("f2", "focus_add", "Add NPNs", tooltip="Typed, pasted or from a file", id="watch.add", priority=True),
         Binding("f5", "check", "Check now", tooltip="Read every record on the roster", id="watch.check"),
         Binding("f6", "stop", "Stop check", tooltip="It carries on at the next check", id="watch.stop"),
         Binding("f7", "demo", "Demo roster", tooltip="The embedded sandbox's demo producers", id="watch.demo"),
-        Binding("k", "cycle('kind')", "Kind filter", tooltip="Filter or sort the findings", id="watch.kind"),
-        Binding("s", "cycle('severity')", "Severity filter", tooltip="Filter or sort the findings", id="watch.severity"),
-        Binding("o", "cycle('sort')", "Sort", tooltip="Filter or sort the findings", id="watch.sort"),
+        Binding("k", "cycle('kind')", "Kind filter", tooltip="Filter or sort the findings", id="watch.kind", show=False),
+        Binding("s", "cycle('severity')", "Severity filter", tooltip="Filter or sort the findings", id="watch.severity", show=False),
+        Binding("o", "cycle('sort')", "Sort", tooltip="Filter or sort the findings", id="watch.sort", show=False),
         Binding("x", "unwatch", "Unwatch", tooltip="Take the selected finding's producer off the roster", id="watch.remove"),
         Binding("r", "roster", "Roster", tooltip="Every producer watched, to look at and take off", id="watch.roster"),
         Binding("n", "page(1)", "Next page", id="watch.next_page", show=False),
@@ -241,9 +243,12 @@ class WatchScreen(AreaScreen):
 
     def _show_filters(self) -> None:
         kind = KINDS[self.kind][1] if self.kind else "all"
+        key = self.key  # as the keymap has them: the footer leaves these to this line
         self.query_one("#watch-filters", Static).update(
-            f"k kind: {kind}  ·  s severity: {self.severity or 'all'}  ·  o sort: {self.sort}"
-            "  ·  Enter opens the record  ·  x unwatch  ·  n/p pages"
+            f"{key('watch.kind')} kind: {kind}  ·  {key('watch.severity')} severity: "
+            f"{self.severity or 'all'}  ·  {key('watch.sort')} sort: {self.sort}  ·  Enter opens "
+            f"the record  ·  {key('watch.remove')} unwatch  ·  {key('watch.roster')} roster  ·  "
+            f"{key('watch.next_page')}/{key('watch.prev_page')} pages"
         )
 
     # --- actions ---
