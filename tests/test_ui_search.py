@@ -295,6 +295,12 @@ async def test_slash_filters_the_rows_in_view_and_esc_clears(ui_app):
         await pilot.press("slash", *"avery")
         await pilot.pause()
         assert table.row_count == 1
+        # Where it matched is said: a column may be out of sight (QA: "/TX" kept rows of
+        # residents of CA, for their licences in TX, off an 80-column screen).
+        assert f"1 of {everything} shown (filter 'avery' in Name;" in text_of(app, "#result-info")
+        await pilot.press("ctrl+u", *"-1234")  # only in the SSN column
+        await pilot.pause()
+        assert "(filter '-1234' in SSN;" in text_of(app, "#result-info")
         await pilot.press("escape")
         await pilot.pause()
         assert table.row_count == everything

@@ -262,15 +262,22 @@ class SearchScreen(AreaScreen):
         table = self.query_one("#results", DataTable)
         table.clear()
         needle = needle.lower().strip()
+        matched: set[int] = set()  # the columns the filter found it in
         for index, (_, cells) in enumerate(self.rows):
-            if not needle or any(needle in cell.plain.lower() for cell in cells):
+            found = {i for i, cell in enumerate(cells) if needle in cell.plain.lower()}
+            if not needle or found:
                 table.add_row(*cells, key=str(index))
+                matched |= found
         total, shown = len(self.rows), table.row_count
         hits = f"{total} {'hit' if total == 1 else 'hits'}"
         if not total:
             info = "No producer matches this search."
         elif needle:
-            info = f"{shown} of {total} shown (filter {needle!r}; Esc clears it)."
+            # Named, as a column it matched may be out of sight (QA: "/TX" kept rows of
+            # residents of CA, for their licences in TX, off an 80-column screen).
+            labels = [str(c.label) for c in table.columns.values()]
+            where = f" in {', '.join(labels[i] for i in sorted(matched))}" if matched else ""
+            info = f"{shown} of {total} shown (filter {needle!r}{where}; Esc clears it)."
         else:
             info = f"{hits}{self.more}. Enter opens the record; / filters."
         self.query_one("#result-info", Static).update(info)
