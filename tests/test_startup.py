@@ -69,6 +69,37 @@ async def test_the_first_frame_holds_the_footers_keys(
         assert "Edit search" in {str(k.description) for k in app.screen.query(FooterKey)}
 
 
+async def test_the_client_loads_while_the_first_frame_is_drawn(
+    ui_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client's modules (about 80 ms) loaded only once the frame was drawn; drawing it
+    leaves the interpreter idle at times, so they load on a thread from the app's mount,
+    and the connection finds them loaded. It still opens after the frame."""
+    from tui_app.ui import app as app_module
+
+    calls: list[tuple[str, bool]] = []
+    import_module = app_module.import_module
+    after_first_frame = ProducerApp._after_first_frame
+    drawn = threading.Event()
+
+    def recorded(name: str) -> Any:
+        calls.append((threading.current_thread().name, drawn.is_set()))
+        return import_module(name)
+
+    def after(self: ProducerApp) -> None:
+        drawn.set()
+        after_first_frame(self)
+
+    monkeypatch.setattr(app_module, "import_module", recorded)
+    monkeypatch.setattr(ProducerApp, "_after_first_frame", after)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.client()
+        await settle(app, pilot)
+    assert calls[0] == ("client-preload", False)  # before the frame, on its own thread
+    assert calls[1][1]  # and the connection's, after it
+
+
 async def test_a_first_run_is_online_while_the_sandbox_still_seeds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -159,7 +190,7 @@ async def test_start_up_objects_are_frozen_only_when_the_cli_held_the_collector(
     finally:
         gc.enable()
     assert frozen == ([] if collector_on else [True])
-    assert collecting_at_import == [collector_on]
+    assert set(collecting_at_import) == {collector_on}  # the preload and the connection
 
 
 def test_building_the_models_reads_no_source_and_no_package_metadata() -> None:

