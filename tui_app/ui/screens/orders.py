@@ -140,6 +140,9 @@ class OrdersScreen(AreaScreen):
         """The order each side panel shows, so a newer status replaces what it says."""
         self.baseline: dict[str, Any] = {}
         """The form as last filled, filed or saved: what differs is unsaved."""
+        self.updated: set[str] = set()
+        """Orders whose last filing from here replaced one that existed: said with each
+        newer status too (the service's answer need not say so)."""
 
     def compose_body(self) -> ComposeResult:
         with TabbedContent(id="order-tabs", initial="file"):
@@ -187,12 +190,16 @@ class OrdersScreen(AreaScreen):
         self.shown[panel] = num
         self.query_one("#" + panel, Static).update(content)
 
-    def _latest(self, response: OrderResponse, updated: bool = False) -> None:
+    def _latest(self, response: OrderResponse) -> None:
         """A newer answer about an order: every panel showing that order says it."""
         num = response.order.orderDetails.clientOrderNum
         for panel, shown in self.shown.items():
             if shown == num:
-                self._show(panel, num, render_order(response, self.app.reveal_pii, updated))
+                self._show(panel, num, self._rendered(response))
+
+    def _rendered(self, response: OrderResponse) -> Text:
+        num = response.order.orderDetails.clientOrderNum
+        return render_order(response, self.app.reveal_pii, num in self.updated)
 
     def field_home(self, field: Widget) -> Widget | None:
         if self.query_one("#tracking", TabPane) in field.ancestors:
@@ -300,9 +307,13 @@ class OrdersScreen(AreaScreen):
             self.notify(exc.message, title="Order not sent", severity="error")
             return
         await self.book.call(OrderBook.record, self.app.env_name, response)
-        self._show("order-result", num, render_order(response, self.app.reveal_pii, existed))
-        self.fill_tracking()
         details = response.order.orderDetails
+        if existed or details.updated:
+            self.updated.add(num)
+        else:
+            self.updated.discard(num)
+        self._show("order-result", num, self._rendered(response))
+        self.fill_tracking()
         verb = "updated" if details.updated or existed else "filed"
         self.baseline = self.form.data()  # sent: nothing unsaved
         self.notify(f"Order {num} {verb}: {details.status}")
