@@ -741,3 +741,21 @@ async def test_the_status_under_the_form_follows_the_order(ui_app, clock, monkey
         )
         assert screen.query_one("#order-tabs").active == "file"
         await settle(app, pilot)
+
+
+async def test_the_order_panels_follow_a_reveal_and_a_mask(ui_app):
+    """An order filed while personal data was shown kept showing the SSN after Ctrl+R
+    masked it again (the panels were drawn only when an answer came)."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_orders(app, pilot)
+        await pilot.press("ctrl+r")  # shown
+        await fill(pilot, app, {**APPOINTMENT, "tlq.filingMode": "P"})  # stays PENDING
+        await pilot.press("f5")
+        await settle(app, pilot)
+        result = screen.query_one("#order-result", Static)
+        assert "000121234" in str(result.render())
+        await pilot.press("ctrl+r")  # masked again
+        await pilot.pause()
+        assert "000121234" not in str(result.render())
+        assert "***-**-1234" in str(result.render())

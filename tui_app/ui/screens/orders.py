@@ -140,6 +140,8 @@ class OrdersScreen(AreaScreen):
         """The order each side panel shows, so a newer status replaces what it says."""
         self.baseline: dict[str, Any] = {}
         """The form as last filled, filed or saved: what differs is unsaved."""
+        self.answers: dict[str, OrderResponse] = {}
+        """The last answer about each order a panel shows, to draw again masked or not."""
         self.updated: set[str] = set()
         """Orders whose last filing from here replaced one that existed: said with each
         newer status too (the service's answer need not say so)."""
@@ -175,6 +177,7 @@ class OrdersScreen(AreaScreen):
         self.baseline = self.form.data()
         self.set_interval(REFRESH_EVERY, self._tick)
         self.watch(self.app, "env_name", self._env_changed, init=False)
+        self.watch(self.app, "reveal_pii", self._reveal_changed, init=False)
         self.fill_tracking()
 
     async def on_unmount(self) -> None:
@@ -182,6 +185,7 @@ class OrdersScreen(AreaScreen):
 
     def _env_changed(self) -> None:
         """The orders of the old environment are not this one's."""
+        self.answers.clear()
         self._show("order-result", None, self.result_hint())
         self._show("tracked-detail", None, DETAIL_HINT)
         self.fill_tracking()
@@ -199,7 +203,15 @@ class OrdersScreen(AreaScreen):
 
     def _rendered(self, response: OrderResponse) -> Text:
         num = response.order.orderDetails.clientOrderNum
+        self.answers[num] = response
         return render_order(response, self.app.reveal_pii, num in self.updated)
+
+    def _reveal_changed(self) -> None:
+        """Personal data shown or masked again: in the panels too (an order filed while
+        it was shown kept its SSN on screen after Ctrl+R masked it)."""
+        for panel, num in self.shown.items():
+            if num is not None and num in self.answers:
+                self._show(panel, num, self._rendered(self.answers[num]))
 
     def field_home(self, field: Widget) -> Widget | None:
         if self.query_one("#tracking", TabPane) in field.ancestors:
