@@ -203,7 +203,8 @@ class OrdersScreen(AreaScreen):
 
     def _rendered(self, response: OrderResponse) -> Text:
         num = response.order.orderDetails.clientOrderNum
-        self.answers[num] = response
+        if num is not None:
+            self.answers[num] = response
         return render_order(response, self.app.reveal_pii, num in self.updated)
 
     def _reveal_changed(self) -> None:
