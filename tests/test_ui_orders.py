@@ -575,6 +575,16 @@ def test_status_times_are_shown_readably():
     assert "  2026-11-23 17:30:00 UTC state decision approved\n" in text
 
 
+@pytest.mark.parametrize(("ptype", "masked"), [("A", "**-***0001"), ("I", "***-**-0001")])
+def test_an_agency_s_tax_id_is_masked_as_a_fein(ptype: str, masked: str):
+    """QA: an agency's order showed its taxId (its FEIN) as an SSN, "***-**-0001"."""
+    response = OrderResponse.model_validate(
+        {"order": {"orderDetails": {"clientOrderNum": "QA1", "status": "RECEIVED"},
+                   "itemDetails": {"pType": ptype, "taxId": "000000001"}}}
+    )  # fmt: skip
+    assert f"taxId  {masked}\n" in render_order(response, reveal=False).plain
+
+
 def test_a_fee_s_amount_is_one_word_next_to_its_dollar_sign():
     """Seen: the fee wrapped "$" apart from "30.00" in a narrow panel ("$   30.00"); then
     (QA) the total still did, one column off its fees."""

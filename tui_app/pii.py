@@ -7,13 +7,16 @@ whole. These helpers are the one place that decides what a masked value looks li
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
+
+PiiKind = Literal["ssn", "fein", "dob"]
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 """The words of a field's name: ``SocialSecurityNumber``, ``EmployerTIN``, ``tax_id``."""
 
 
-def pii_kind(name: str) -> Literal["ssn", "fein", "dob"] | None:
+def pii_kind(name: str) -> PiiKind | None:
     """Which personal data a field holds, read from the words of its name: the contract's
     spellings (``Ssn``, ``taxId``, ``DateOfBirth``) and those a real service may add
     (``SocialSecurityNumber``, ``FeinNumber``, ``BirthDate``). Short codes must be whole
@@ -59,23 +62,28 @@ def format_dob(value: str | None, reveal: bool = False) -> str:
     return value if reveal else "**/**/****"
 
 
-def mask_value(name: str, value: object, reveal: bool = False) -> object:
-    """Mask one field of a record by its name; other fields (and objects, whose members
-    are masked by their own names) pass through."""
+def mask_value(
+    name: str, value: object, reveal: bool = False, kinds: Mapping[str, PiiKind] | None = None
+) -> object:
+    """Mask one field of a record by its name (``kinds`` says what a name holds where its
+    words do not: an agency's order ``taxId`` is a FEIN); other fields (and objects, whose
+    members are masked by their own names) pass through."""
     if reveal or value in (None, "") or isinstance(value, dict | list):
         return value
-    kind = pii_kind(name)
+    kind = (kinds or {}).get(name) or pii_kind(name)
     if kind is None:
         return value
     return {"ssn": format_ssn, "fein": format_fein, "dob": format_dob}[kind](str(value))
 
 
-def mask_tree(value: Any, reveal: bool = False) -> Any:
+def mask_tree(value: Any, reveal: bool = False, kinds: Mapping[str, PiiKind] | None = None) -> Any:
     """A copy of a JSON-like tree with every personal field masked (for raw views)."""
     if reveal:
         return value
     if isinstance(value, dict):
-        return {k: mask_tree(mask_value(k, v), reveal) for k, v in value.items()}
+        return {
+            k: mask_tree(mask_value(k, v, kinds=kinds), reveal, kinds) for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [mask_tree(v, reveal) for v in value]
+        return [mask_tree(v, reveal, kinds) for v in value]
     return value

@@ -8,14 +8,20 @@ from typing import Any
 
 from rich.text import Text
 
-from tui_app.pii import mask_tree
+from tui_app.pii import PiiKind, mask_tree
 
 
-def key_values(record: Mapping[str, Any], reveal: bool, indent: str = "") -> Text:
-    """Personal data masked unless revealed; nested values as JSON."""
+def key_values(
+    record: Mapping[str, Any],
+    reveal: bool,
+    indent: str = "",
+    kinds: Mapping[str, PiiKind] | None = None,
+) -> Text:
+    """Personal data masked unless revealed (``kinds``: see :func:`mask_value`); nested
+    values as JSON."""
     text = Text()
     width = max(map(len, record), default=0)
-    for key, value in mask_tree(dict(record), reveal).items():
+    for key, value in mask_tree(dict(record), reveal, kinds).items():
         shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
         text.append(f"{indent}{key:>{width}}  ", style="bold")
         text.append(f"{shown}\n")

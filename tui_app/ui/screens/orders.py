@@ -27,6 +27,7 @@ from textual.widgets import (
 from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
 from tui_app.contract.order import FINAL_STATUSES, Order, OrderResponse
 from tui_app.export_files import order_draft_format, read_order_draft, save_order_draft
+from tui_app.pii import PiiKind
 from tui_app.tracking import OrderBook, OrderBookThread
 from tui_app.ui.fields import misfits
 from tui_app.ui.key_values import key_values
@@ -110,7 +111,11 @@ def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -
             text.append(f"  {at:23} {note.stage or '':{stage}} {note.text}\n")
     if info.itemDetails:
         text.append("\nAs filed\n", style="bold")
-        text.append_text(key_values(info.itemDetails, reveal, indent="  "))
+        # The applicant's taxId: an agency's is its FEIN (QA: "***-**-0001" as an SSN).
+        kinds: dict[str, PiiKind] = (
+            {"taxId": "fein"} if info.itemDetails.get("pType") == "A" else {}
+        )
+        text.append_text(key_values(info.itemDetails, reveal, indent="  ", kinds=kinds))
     return text
 
 
