@@ -652,3 +652,16 @@ def test_xml_dates_are_any_text_with_a_warning_and_bulk_ones_stay_iso(value: str
     assert problems(AgentRecord, bulk) == [
         ("Demographic.DateOfBirth", "must be an ISO 8601 date-time such as 2024-05-31T00:00:00")
     ]
+
+
+def test_an_address_s_unknown_state_and_non_us_zip_warn_and_are_kept():
+    """QA: a profile loaded with State ZZ and Zip 9581 showed no ⚠, where an order's
+    address warns for both. Warnings only: kept as written, imported as written."""
+    address = {"City": "Sacramento", "State": "ZZ", "StreetAddress1": "1 Main St", "Zip": "9581"}
+    found = dict(warnings(AgentRecord, {"BusinessAddress": address}))
+    assert found["BusinessAddress.State"].startswith("is not one of the 56 jurisdictions")
+    assert found["BusinessAddress.Zip"] == "is not a US ZIP code (5 digits or ZIP+4)"
+    kept = Address.model_validate(address)
+    assert (kept.State, kept.Zip) == ("ZZ", "9581")
+    ok = {**address, "State": "CA", "Zip": "95814-1234"}
+    assert not [w for w in warnings(AgentRecord, {"BusinessAddress": ok}) if "Address" in w[0]]

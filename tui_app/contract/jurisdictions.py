@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator
@@ -24,6 +25,15 @@ def known(value: Any) -> bool:
 
 
 UNKNOWN = "is not one of the 56 jurisdictions we know (such as CA); the service decides"
+STATE_HABIT = Habit(known, UNKNOWN)
+
+_ZIP = re.compile(r"[0-9]{5}(-?[0-9]{4})?")
+ZIP_HABIT = Habit(
+    lambda v: not isinstance(v, str) or bool(_ZIP.fullmatch(v)),
+    "is not a US ZIP code (5 digits or ZIP+4)",
+)
+"""Warnings only: an address's state and ZIP are text in the spec, and a foreign
+address has neither."""
 
 
 def _upper_known(value: Any) -> Any:
@@ -45,14 +55,14 @@ Jurisdiction = Annotated[
     str,
     BeforeValidator(_upper_known),
     BeforeValidator(_exactly_two),
-    Habit(known, UNKNOWN),
+    STATE_HABIT,
     Shape("2 letters, such as CA"),
 ]
 """A two-letter code where the spec says "exactly 2 chars" (``juris``, ``insStateDomicile``,
 ``residentStateText``). A code outside :data:`JURISDICTIONS` only warns."""
 
 JurisdictionText = Annotated[
-    str, BeforeValidator(_upper_known), Habit(known, UNKNOWN), Shape("a state code such as CA")
+    str, BeforeValidator(_upper_known), STATE_HABIT, Shape("a state code such as CA")
 ]
 """A state where the spec gives no bound (``LicenseJurisdiction``, the nested state members
 of an order): any text, a code outside :data:`JURISDICTIONS` only warns."""

@@ -13,7 +13,6 @@ Choices where the spec says "not shown" (documented in the README):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -28,7 +27,7 @@ from tui_app.contract.base import (
     text,
 )
 from tui_app.contract.dates import is_date
-from tui_app.contract.jurisdictions import Jurisdiction, JurisdictionText
+from tui_app.contract.jurisdictions import ZIP_HABIT, Jurisdiction, JurisdictionText
 
 DateText = Annotated[
     str,
@@ -38,14 +37,7 @@ DateText = Annotated[
 """A date of the order: any text of up to 10 characters (the spec's bound; its format is
 "not shown"). A date typed MM/DD/YYYY or ISO is sent in the environment's
 ``date_format`` (see :mod:`tui_app.contract.dates`)."""
-_ZIP = re.compile(r"[0-9]{5}(-?[0-9]{4})?")
-Zip = Annotated[
-    str,
-    Habit(
-        lambda v: not isinstance(v, str) or bool(_ZIP.fullmatch(v)),
-        "is not a US ZIP code (5 digits or ZIP+4)",
-    ),
-]
+Zip = Annotated[str, ZIP_HABIT]
 
 
 def _empty_passes(value: Any, handler: Any) -> Any:

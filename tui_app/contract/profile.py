@@ -32,6 +32,7 @@ from tui_app.contract.base import (
     ResponseModel,
     rule_error,
 )
+from tui_app.contract.jurisdictions import STATE_HABIT, ZIP_HABIT
 
 Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
 Dynamic = dict[str, Any]
@@ -68,11 +69,11 @@ class Address(RecordModel):
     Country: Opt = None
     County: Opt = None
     FromDate: IsoDateTime | None = None
-    State: Required
+    State: Annotated[Required, STATE_HABIT]
     StreetAddress1: Required
     StreetAddress2: Opt = None
     ToDate: IsoDateTime | None = None
-    Zip: Required
+    Zip: Annotated[Required, ZIP_HABIT]
 
 
 class AgentContact(RecordModel):
@@ -99,9 +100,9 @@ class AgentEmployment(RecordModel):
     City: Required | None = None
     EmployerName: Required
     JobTitle: Required
-    State: Required | None = None
+    State: Annotated[Required, STATE_HABIT] | None = None
     StreetAddress1: Required | None = None
-    Zip: Required | None = None
+    Zip: Annotated[Required, ZIP_HABIT] | None = None
     HireDate: IsoDateTime
     EmploymentId: Int64 | None = None
     Country: Opt = None
