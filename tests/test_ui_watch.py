@@ -109,6 +109,7 @@ async def test_bad_npns_are_named_and_nothing_is_added(ui_app):
         screen = await open_watch(app, pilot)
         await add(app, pilot, screen, "19000001 12x")
         assert "NPN 12x: 12x is not an NPN" in notes(app)
+        assert "Nothing was added: correct these" in notes(app)  # 19000001 neither (QA)
         assert screen.query_one("#watch-add", Input).has_class("-invalid")
         assert "Roster of sandbox: 0 producers" in text(screen, "#watch-roster")
         await pilot.press("escape", "f5")

@@ -294,7 +294,10 @@ class WatchScreen(AreaScreen):
         except (RosterError, StoreError) as exc:
             problems = exc.problems if isinstance(exc, RosterError) else [str(exc)]
             field.add_class("-invalid")
-            self.notify("\n".join(problems[:5]), title="Not added", severity="error")
+            more = f"\n… and {len(problems) - 5:,} more" if len(problems) > 5 else ""
+            # All or nothing: said, or the good NPNs listed beside seem to be in (QA).
+            self.notify("\n".join(problems[:5]) + more + "\nNothing was added: correct "
+                        "these and press Enter again.", title="Not added", severity="error")  # fmt: skip
             return
         field.remove_class("-invalid")
         field.value = ""
