@@ -117,6 +117,11 @@ async def test_an_unknown_profile_is_said_in_words(ui_app):
         await fetch(app, pilot, "NOPE-1")
         assert "no agent profile with ProfileKey NOPE-1" in last_note(app)
         assert "✗ Not fetched" in text_of(screen, "#export-info")
+        assert "Below:" not in text_of(screen, "#export-info")  # nothing fetched before
+        # QA: an unknown profile's error sat over the last fetch's data, unmarked.
+        await fetch(app, pilot, "AQS-1")
+        await fetch(app, pilot, "NOPE-9")
+        assert "Below: agent AQS-1, as fetched before." in text_of(screen, "#export-info")
 
 
 async def test_a_large_data_set_opens_a_page_at_a_time(ui_app):

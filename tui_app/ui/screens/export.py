@@ -152,7 +152,10 @@ class ExportScreen(AreaScreen):
             client = await self.app.client()
             result = await getattr(client, f"export_{kind}")(request)
         except ClientError as exc:
-            info.update(Text(f"✗ Not fetched: {exc.message}"))
+            # What is still shown below is said to be the last fetch's, not this one's (QA:
+            # "no agent profile with ProfileKey NOPE-9" over AQS-1's data, unmarked).
+            before = f" Below: {' '.join(self.fetched)}, as fetched before." if self.fetched else ""
+            info.update(Text(f"✗ Not fetched: {exc.message}.{before}"))
             self.notify(exc.message, title="Export failed", severity="error")
             return
         self.show_result(kind, request.profileKey or "", result)
