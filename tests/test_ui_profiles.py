@@ -413,6 +413,13 @@ async def test_the_preview_is_the_xml_document_masked_until_revealed(ui_app):
         body = preview[preview.index("<Agent>") : preview.index("</Agent>") + 8]
         sent = AgentRecord.model_validate(DEMO_AGENT, context={"format": "xml"})
         assert load_xml(body, AgentRecord, "Agent") == sent
+        # A preview is of the form as it was (QA: stale after an edit, still "to send").
+        await fill(pilot, screen.editor.form, {"Demographic.FirstName": "Avril"})
+        assert "<Agent>" not in text_of(screen, "#profile-xml")
+        assert "The form changed since the preview: F4" in text_of(screen, "#profile-xml")
+        await pilot.press("f4")
+        await settle(app, pilot)
+        assert "<FirstName>Avril</FirstName>" in text_of(screen, "#profile-xml")
 
 
 async def test_an_invalid_profile_is_neither_previewed_nor_sent(ui_app):

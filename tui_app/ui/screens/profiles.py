@@ -39,7 +39,7 @@ from tui_app.private_files import write_private
 from tui_app.ui.fields import check
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, file_problem, may_replace
-from tui_app.ui.widgets.model_form import widget_id
+from tui_app.ui.widgets.model_form import ModelForm, widget_id
 from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
 from tui_app.wire.errors import WireError
 from tui_app.wire.xml import readable_xml
@@ -168,6 +168,7 @@ class ProfilesScreen(AreaScreen):
 
     async def action_add_contact(self) -> None:
         form = await self.editor.add_contact()
+        self._form_changed()
         if form is not None and (outer := self.editor.form) is not None:
             field = form.query(Input).first()
             field.focus()
@@ -177,12 +178,24 @@ class ProfilesScreen(AreaScreen):
 
     async def action_remove_contact(self) -> None:
         if await self.editor.remove_contact(self.focused):
+            self._form_changed()
             self.notify("Contact removed (the import sends the list as it is now).")
         else:
             self.notify("Put the cursor in the contact to remove (or on its title), then "
                         f"{self.key('profiles.remove_contact')}.")  # fmt: skip
 
     # --- preview and import ---
+
+    @on(ModelForm.Changed)
+    def _form_changed(self) -> None:
+        """A preview is of the form as it was: once the form changes it goes, said so
+        (QA: a contact added left the document without it, titled "to send")."""
+        if self.preview is not None:
+            self.preview = None
+            self.query_one("#profile-xml", Static).update(
+                f"The form changed since the preview: {self.key('profiles.preview')} shows "
+                "the document it makes now."
+            )
 
     def _valid_record(self) -> Record | None:
         record = self.editor.xml_record()
