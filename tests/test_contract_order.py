@@ -333,6 +333,15 @@ def test_naic_number_is_digits_only(field: str, value: str) -> None:
     refused(Order, order(**{field: value}), f"data.{field}", "must contain digits only")
 
 
+def test_a_naic_number_of_other_than_five_digits_is_sent_with_a_warning() -> None:
+    """QA: naicNum 123 passed without a word; the spec allows 0..5 digits, and DOMAIN.md
+    says a NAIC company code is exactly 5."""
+    body = order(sponsoringCompany="Acme Life", feinNumber="123456789", naicNum="123")
+    assert accepted_order(body).data.naicNum == "123"
+    assert warnings(Order, body) == [("data.naicNum", "a NAIC company code is 5 digits")]
+    assert warnings(Order, {**body, "data": {**body["data"], "naicNum": "12345"}}) == []
+
+
 def test_contact_phone_not_digits_only_is_sent_with_a_warning() -> None:
     # Issue 10, item 5: the spec says "string or null (tel), 0..10 chars"; digits only is
     # our habit.

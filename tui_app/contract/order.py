@@ -168,8 +168,14 @@ class OrderData(ContractModel):
     insStateDomicile: Jurisdiction | None = None
     dateEffective: DateText | None = None
     """Effective date of the appointment or of its termination."""
-    naicNum: Annotated[str, digits(5)] | None = None
-    """Insurer's NAIC number; required when sponsoringCompany is given."""
+    naicNum: (
+        Annotated[
+            str, digits(5), Habit(lambda v: not v or len(v) == 5, "a NAIC company code is 5 digits")
+        ]
+        | None
+    ) = None
+    """Insurer's NAIC number; required when sponsoringCompany is given. The spec allows 0
+    to 5 digits; a code has 5 (DOMAIN.md): fewer only warns."""
     authorizedSignerDetails: AuthorizedSignerDetails | None = None
     contactName: Annotated[str, text(160)] | None = None
     contactPhone: (
