@@ -38,6 +38,7 @@ class Clock:
 def _registry() -> dict[int, FullInfo]:
     person = {
         "Producer": {"Npn": AGENT_NPN, "EntityType": "INDIVIDUAL"},
+        "Biographic": {"Ssn": "900-12-3456"},  # make_order's taxId, written with hyphens
         "LicenseData": {
             "Licenses": [
                 {
@@ -237,6 +238,21 @@ def test_an_ineligible_order_is_rejected_with_the_reason(
     assert d.fees == []
     clock.advance(10)
     assert details(orders).status == "REJECTED"
+
+
+def test_an_npn_filed_with_another_s_tax_id_is_rejected_without_its_digits(
+    orders: Orders, clock: Clock
+):
+    """QA: another person's name and SSN, filed under the demo agent's NPN, was approved.
+    The registry's SSN is compared digits to digits (it holds hyphens here), and the note
+    (shown unmasked) says which without either number."""
+    orders.submit(make_order(data={"niprNoReq": str(AGENT_NPN), "taxId": "000999999"}))
+    clock.advance(2)
+    d = details(orders)
+    assert d.status == "REJECTED"
+    reason = f"taxId is not the SSN the national registry holds for NPN {AGENT_NPN}"
+    assert (d.notes[-1].stage, d.notes[-1].text) == ("eligibility", reason)
+    assert not any("000999999" in n.text or "900-12" in n.text for n in d.notes)
 
 
 def test_an_eligible_producer_is_noted_and_submitted(orders: Orders, clock: Clock):

@@ -118,6 +118,10 @@ def _decision(tlq: Tlq) -> Step:
     return _step("APPROVED", ("state decision", f"{_what(tlq)} approved by {tlq.juris}"))
 
 
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
 def _npn(text: str) -> int | None:
     if text.isascii() and text.isdigit() and 0 < int(text) < 2**31:
         return int(text)
@@ -240,6 +244,13 @@ class Orders:
         if info.Producer.EntityType != wanted:
             who = "an individual" if tlq.pType == "A" else "a firm"
             return False, f"NPN {npn} is {who}, but pType is {tlq.pType}"
+        # The NPN must be the applicant's: its SSN (or FEIN) against the order's taxId (QA:
+        # another person's name and SSN, filed under the demo agent's NPN, was approved).
+        # Said without the digits: the notes are shown unmasked.
+        bio = info.Biographic
+        kind, held_id = ("SSN", bio and bio.Ssn) if tlq.pType == "I" else ("FEIN", bio and bio.Fein)
+        if held_id and _digits(held_id) != _digits(order.data.taxId):
+            return False, f"taxId is not the {kind} the national registry holds for NPN {npn}"
         held = (
             [lic for lic in info.LicenseData.Licenses if lic.State == tlq.juris]
             if info.LicenseData
