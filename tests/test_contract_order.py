@@ -342,6 +342,17 @@ def test_a_naic_number_of_other_than_five_digits_is_sent_with_a_warning() -> Non
     assert warnings(Order, {**body, "data": {**body["data"], "naicNum": "12345"}}) == []
 
 
+@pytest.mark.parametrize("npn", ["019000001", "19-000001"])
+def test_an_npn_with_a_leading_zero_or_not_digits_is_sent_with_a_warning(npn: str) -> None:
+    """QA: niprNoReq 019000001 passed without a word (and the sandbox read it as 19000001),
+    where Watch refuses the same: the spec allows any text of 0..10 characters."""
+    body = order(niprNoReq=npn)
+    assert accepted_order(body).data.niprNoReq == npn
+    message = "an NPN is digits with no leading zero; sent as typed"
+    assert warnings(Order, body) == [("data.niprNoReq", message)]
+    assert warnings(Order, order(niprNoReq="19000001")) == []
+
+
 def test_contact_phone_not_digits_only_is_sent_with_a_warning() -> None:
     # Issue 10, item 5: the spec says "string or null (tel), 0..10 chars"; digits only is
     # our habit.

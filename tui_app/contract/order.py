@@ -152,7 +152,17 @@ class OrderData(ContractModel):
     taxId: Annotated[str, digits(12, 9)]
     """Applicant's SSN or FEIN."""
     dateOfBirth: DateText | None = None
-    niprNoReq: Annotated[str, text(10)] | None = None
+    niprNoReq: (
+        Annotated[
+            str,
+            text(10),
+            Habit(
+                lambda v: not v or (str(v).isdigit() and not str(v).startswith("0")),
+                "an NPN is digits with no leading zero; sent as typed",
+            ),
+        ]
+        | None
+    ) = None
     """Applicant's national producer number."""
     currentResidenceAddress: CurrentResidenceAddress | None = None
     businessAddress: BusinessAddress | None = None
