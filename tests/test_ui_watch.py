@@ -163,6 +163,19 @@ async def test_x_stops_watching_the_selected_producer(ui_app):
         assert "Roster of sandbox: 1 producer\n" in text(screen, "#watch-roster")
 
 
+async def test_x_with_no_finding_says_what_to_select(ui_app):
+    """x on the empty findings table looked up the cursor's row before asking whether
+    there was one (it raised on the empty table)."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        screen.findings.table.focus()
+        await pilot.press("x")
+        await settle(app, pilot)
+        assert app.screen is screen and app.is_running
+        assert "Select a finding: its producer is the one taken off." in notes(app)
+
+
 async def test_the_roster_lists_every_producer_watched_and_takes_one_off(ui_app):
     """QA: a producer with no finding was nowhere in the app (only `watch list` showed
     it, and only `watch remove` took it off)."""

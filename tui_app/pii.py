@@ -36,13 +36,14 @@ def pii_kind(name: str) -> PiiKind | None:
     return None
 
 
-def _digits(value: str) -> str:
+def digits_of(value: str) -> str:
+    """The digits of an SSN, FEIN or TIN as written (``000-12-1234`` -> ``000121234``)."""
     return "".join(ch for ch in value if ch.isdigit())
 
 
 def format_ssn(value: str, reveal: bool = False) -> str:
     """``000121234`` -> ``***-**-1234`` (revealed: ``000-12-1234``)."""
-    d = _digits(value)
+    d = digits_of(value)
     if reveal and len(d) == 9:
         return f"{d[:3]}-{d[3:5]}-{d[5:]}"
     return f"***-**-{d[-4:]}" if d else ""
@@ -50,7 +51,7 @@ def format_ssn(value: str, reveal: bool = False) -> str:
 
 def format_fein(value: str, reveal: bool = False) -> str:
     """``000000001`` -> ``**-***0001`` (revealed: ``00-0000001``)."""
-    d = _digits(value)
+    d = digits_of(value)
     if reveal and len(d) == 9:
         return f"{d[:2]}-{d[2:]}"
     return f"**-***{d[-4:]}" if d else ""

@@ -41,6 +41,7 @@ from tui_app.contract.order import (
     Tlq,
 )
 from tui_app.contract.record import FullInfo
+from tui_app.pii import digits_of
 from tui_app.sandbox.db import Database, from_json, to_json
 from tui_app.sandbox.profiles import Clock, utc_now
 
@@ -116,10 +117,6 @@ def _decision(tlq: Tlq) -> Step:
         reason = DENIAL_REASONS[n // 100 % len(DENIAL_REASONS)]
         return _step("DENIED", ("state decision", f"denied by {tlq.juris}: {reason}"))
     return _step("APPROVED", ("state decision", f"{_what(tlq)} approved by {tlq.juris}"))
-
-
-def _digits(text: str) -> str:
-    return "".join(ch for ch in text if ch.isdigit())
 
 
 def _npn(text: str) -> int | None:
@@ -249,7 +246,7 @@ class Orders:
         # Said without the digits: the notes are shown unmasked.
         bio = info.Biographic
         kind, held_id = ("SSN", bio and bio.Ssn) if tlq.pType == "I" else ("FEIN", bio and bio.Fein)
-        if held_id and _digits(held_id) != _digits(order.data.taxId):
+        if held_id and digits_of(held_id) != digits_of(order.data.taxId):
             return False, f"taxId is not the {kind} the national registry holds for NPN {npn}"
         held = (
             [lic for lic in info.LicenseData.Licenses if lic.State == tlq.juris]

@@ -42,6 +42,7 @@ from tui_app.contract.search import (
     SearchKind,
     TransactionTypeBlock,
 )
+from tui_app.pii import digits_of
 from tui_app.sandbox.db import Database, to_json
 from tui_app.sandbox.synthetic import DEMO_AGENT_NPN, DEMO_FIRM_NPN, as_of, generate_docs
 
@@ -297,7 +298,7 @@ class Registry:
             return self._capped(_FIRM_COLS, "registry_firms", _FIRM_WHERE, "name_lc, npn", params)
         if req.SearchType == SearchKind.SSN:
             # The firm's tax id travels in FirmFein (DOMAIN.md); its digits must match.
-            digits = "".join(ch for ch in req.FirmFein or "" if ch.isdigit())
+            digits = digits_of(req.FirmFein or "")
             if not digits:
                 raise SearchRefused(
                     "a firm search of SearchType SSN carries the firm's tax id in FirmFein",

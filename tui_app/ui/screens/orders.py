@@ -453,9 +453,9 @@ class OrdersScreen(AreaScreen):
             self.notify(problem, title="Order book", severity="error", timeout=15)
         if not self.query("#tracked"):
             return  # the area is being taken down (the app quits)
-        table = self.query_one("#tracked", DataTable)
+        table = self.query_one("#tracked", PlainTable)
         # The cursor stays on its order, not its row number: a new order comes first.
-        selected = self._highlighted(table)
+        selected = table.cursor_key
         # Columns too, so each is as wide as what it holds now: a status of 20 letters
         # left Status that wide for good, pushing Fees off an 80-column screen (QA).
         table.clear(columns=True)
@@ -476,25 +476,20 @@ class OrdersScreen(AreaScreen):
         if selected is not None and selected in table.rows:
             table.move_cursor(row=table.get_row_index(selected))
 
-    @staticmethod
-    def _highlighted(table: DataTable) -> str | None:
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-
     @on(DataTable.RowSelected, "#tracked")
     def _open_tracked(self, event: DataTable.RowSelected) -> None:
         self.look_up(str(event.row_key.value))
 
     @on(DataTable.RowHighlighted, "#tracked")
-    def _follow_cursor(self, event: DataTable.RowHighlighted) -> None:
+    def _follow_cursor(self) -> None:
         """The detail is of the order the user moved to (QA: it kept the one opened with
         Enter beside another highlighted, final status and all). Only a move of the user's:
         the list's refresh keeps its cursor on its order, and a lookup typed stays. The
         cursor's order as it is now, not the event's: a refresh's rows, cleared and added
         again, pass the cursor over others on the way."""
-        num = self._highlighted(event.data_table)
-        if event.data_table.has_focus and num and self.shown["tracked-detail"] != num:
+        table = self.query_one("#tracked", PlainTable)
+        num = table.cursor_key
+        if table.has_focus and num and self.shown["tracked-detail"] != num:
             self.look_up(num, settle=LOOKUP_SETTLE)
 
     @on(Input.Submitted, "#lookup")

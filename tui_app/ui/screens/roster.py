@@ -7,7 +7,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from tui_app.ui.screens.dialogs import ConfirmScreen
@@ -17,6 +17,20 @@ from tui_app.words import counted
 
 COLUMNS = [("npn", "NPN"), ("kind", "Kind"), ("profile_key", "ProfileKey"), ("name", "Name")]
 PAGE_SIZE = 100
+
+
+async def unwatch_asking(
+    screen: Screen, db: WatchDb, env: str, npn: int, name: str | None, after: str = ""
+) -> bool:
+    """Take ``npn`` off ``env``'s roster once the user says so (its findings stay), and
+    say it; whether it was. ``after``: more words for the question."""
+    who = f"NPN {npn}" + (f" ({name})" if name else "")
+    question = f"Stop watching {who}? Its findings so far stay{after}."
+    if not await screen.app.push_screen_wait(ConfirmScreen(question, yes="Stop watching")):
+        return False
+    await db.call(WatchStore.remove, env, [npn])
+    screen.notify(f"NPN {npn} is no longer watched", title="Roster")
+    return True
 
 
 class RosterScreen(ModalScreen[bool]):
@@ -96,20 +110,13 @@ class RosterScreen(ModalScreen[bool]):
 
     @work(exclusive=True, group="roster-unwatch")
     async def action_unwatch(self) -> None:
-        table = self.roster.table
-        if not table.row_count:
-            return
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        key = self.roster.table.cursor_key
         entry = self._shown.get(int(key)) if key else None
-        if entry is None:
+        if entry is None or not await unwatch_asking(
+            self, self.db, self.env, entry.npn, entry.name
+        ):
             return
-        who = f"NPN {entry.npn}" + (f" ({entry.name})" if entry.name else "")
-        if not await self.app.push_screen_wait(ConfirmScreen(
-                f"Stop watching {who}? Its findings so far stay.", yes="Stop watching")):  # fmt: skip
-            return
-        await self.db.call(WatchStore.remove, self.env, [entry.npn])
         self.changed = True
-        self.notify(f"NPN {entry.npn} is no longer watched", title="Roster")
         self._shown.clear()
         self.roster.reload()
 

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Input, ProgressBar, Static, TabbedContent
 
 from tui_app.client.errors import ClientError
 from tui_app.ui.screens.base import AreaScreen
-from tui_app.ui.screens.dialogs import ConfirmScreen
+from tui_app.ui.screens.roster import RosterScreen, unwatch_asking
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.text_input import TextInput
 from tui_app.ui.widgets.watch_history import WatchHistory
@@ -309,25 +309,18 @@ class WatchScreen(AreaScreen):
         """Take the selected finding's producer off the roster (its findings stay), once
         the user says so (QA: one key, unlisted, took it off at once, with no way back
         but the CLI)."""
-        table = self.findings.table
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        row = self._finding(key) if table.row_count else None
+        row = self._finding(self.findings.table.cursor_key)
         if row is None:
             self.notify("Select a finding: its producer is the one taken off.", title="Roster")
             return
-        who = f"NPN {row['npn']}" + (f" ({row['name']})" if row.get("name") else "")
-        if not await self.app.push_screen_wait(ConfirmScreen(
-                f"Stop watching {who}? Its findings so far stay; {self.key('watch.add')} "
-                "adds it again.", yes="Stop watching")):  # fmt: skip
-            return
-        await self.db.call(WatchStore.remove, self.app.env_name, [row["npn"]])
-        self.notify(f"NPN {row['npn']} is no longer watched", title="Roster")
-        self.reload()
+        again = f"; {self.key('watch.add')} adds it again"
+        if await unwatch_asking(
+            self, self.db, self.app.env_name, row["npn"], row.get("name"), again
+        ):
+            self.reload()
 
     @work(exclusive=True, group="watch-roster")
     async def action_roster(self) -> None:
-        from tui_app.ui.screens.roster import RosterScreen
-
         if await self.app.push_screen_wait(RosterScreen(self.db, self.app.env_name)):
             self.reload()
 

@@ -22,7 +22,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from tui_app.ui.widgets.plain_table import PlainTable
 
@@ -118,7 +118,7 @@ class PagedTable(Vertical):
         yield Static("", classes="paged-info", markup=False)
 
     @property
-    def table(self) -> DataTable:
+    def table(self) -> PlainTable:
         return self.query_one(_PageTable)
 
     @property

@@ -19,6 +19,14 @@ def _plain(cell: Any) -> Any:
 
 
 class PlainTable(DataTable[Any]):
+    @property
+    def cursor_key(self) -> str | None:
+        """The key of the row under the cursor; None in an empty table (where Textual's
+        ``coordinate_to_cell_key`` raises)."""
+        if not self.row_count:
+            return None
+        return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+
     def add_row(
         self,
         *cells: Any,
