@@ -19,7 +19,7 @@ from tui_app.client.errors import AuthError, NotFound, Rejected
 from tui_app.client.registry import RegistryClient
 from tui_app.contract.bulk import BulkItem
 from tui_app.contract.profile import AgencyRecord, AgentRecord
-from tui_app.sandbox.synthetic import demo_order
+from tui_app.sandbox.synthetic import DEMO_AGENT_NPN, demo_order
 from tui_app.wire.xml import dump_xml
 
 SSN = "000121234"
@@ -312,6 +312,40 @@ async def test_order_for_unknown_npn_is_rejected_with_a_note(client):
         await asyncio.sleep(0.05)
     assert details.status == "REJECTED"
     assert any("123456789" in note.text for note in details.notes)
+
+
+async def _final(client, num: str):
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        details = (await client.order_status(num)).order.orderDetails
+        if details.final:
+            return details
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"order {num} never reached a final status")
+
+
+async def test_an_approved_appointment_and_its_termination_show_on_the_record(client):
+    # QA: an approved order left the registry as it was, so neither the record nor Watch
+    # ever showed what the user had filed.
+    def quill(record):
+        tx = next(lic for lic in record.NiprFullInfo.LicenseData.Licenses if lic.State == "TX")
+        return [(a.LineOfAuthority, a.Status, a.TerminationReason) for a in tx.Appointments
+                if a.CompanyName == "Quill Assurance"]  # fmt: skip
+
+    npn = DEMO_AGENT_NPN
+    sponsor = {"sponsoringCompany": "Quill Assurance", "feinNumber": "987654321",
+               "naicNum": "54321"}  # fmt: skip
+    assert quill(await client.get_agent(npn)) == []
+    await client.submit_order(demo_order("QUILL1", juris="TX", loa=["11"], **sponsor))
+    assert (await _final(client, "QUILL1")).status == "APPROVED"
+    assert quill(await client.get_agent(npn)) == [("Accident & Health", "Active", None)]
+    ended = demo_order("QUILL2", juris="TX", naicNum="54321", trm="Company Decision")
+    ended["tlq"]["fType"] = "T"
+    await client.submit_order(ended)
+    assert (await _final(client, "QUILL2")).status == "APPROVED"
+    assert quill(await client.get_agent(npn)) == [
+        ("Accident & Health", "Terminated", "Company Decision")
+    ]
 
 
 # --- single import -----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from tui_app.sandbox.orders import (
     STATE_REVIEW_STATES,
     Orders,
 )
+from tui_app.sandbox.synthetic import mdy
 
 STEP = 2.0
 AGENT_NPN, FIRM_NPN = 1234567, 7654321
@@ -47,7 +48,16 @@ def _registry() -> dict[int, FullInfo]:
                     "Active": True,
                     "Appointments": [{"CompanyName": "Acme Life", "Status": "Active"}],
                 },
-                {"State": "OH", "LicenseNumber": "OH-1", "Active": True},
+                {
+                    "State": "OH",
+                    "LicenseNumber": "OH-1",
+                    "Active": True,
+                    "LinesOfAuthority": [
+                        {"Code": "10", "Name": "Life", "Status": "Active"},
+                        {"Code": "12", "Name": "Property", "Status": "Active"},
+                        {"Code": "13", "Name": "Casualty", "Status": "Cancelled"},
+                    ],
+                },
                 {"State": "FL", "LicenseNumber": "FL-1", "Active": False},
             ]
         },
@@ -375,3 +385,87 @@ def test_orders_survive_a_restart(db_path: Path, orders: Orders, clock: Clock):
     assert again.status("A1") == before
     assert again.status("NOPE") is None
     assert again.submit(make_order("B2")).order.orderDetails.orderNum == "ORD-00000002"
+
+
+# --- what approved orders do to the registry (QA: an approved appointment never showed) ---
+
+SPONSOR = {"sponsoringCompany": "Birch Mutual", "feinNumber": "123456789", "naicNum": "12345"}
+
+
+def _oh(info: FullInfo):
+    assert info.LicenseData is not None
+    return next(lic for lic in info.LicenseData.Licenses if lic.State == "OH")
+
+
+def _appointments(info: FullInfo) -> list[tuple]:
+    return [
+        (a.CompanyName, a.NaicCode, a.LineOfAuthority, a.Status, a.TerminationReason, a.StatusDate)
+        for a in _oh(info).Appointments
+    ]
+
+
+def _file_and_decide(orders: Orders, clock: Clock, order: Order) -> str:
+    orders.submit(order)
+    clock.advance(3)
+    return details(orders, order.tlq.clientOrderNum).status
+
+
+def test_an_approved_appointment_is_on_the_record_from_its_approval_on(
+    orders: Orders, clock: Clock
+):
+    record = _registry()[AGENT_NPN]
+    orders.submit(make_order("P1", juris="OH", data={"niprNoReq": str(AGENT_NPN), **SPONSOR,
+                                                     "loa": ["10", "Property", "Surety"]}))  # fmt: skip
+    clock.advance(2)
+    assert details(orders, "P1").status == "SUBMITTED"
+    assert orders.apply_to(record) is record and _appointments(record) == []
+    clock.advance(1)
+    assert details(orders, "P1").status == "APPROVED"
+    approved = mdy(clock.now.date())
+    changed = orders.apply_to(record)
+    # One appointment a line, by the license's name for it (a code or a name); a line the
+    # license lacks is recorded as asked, for Watch to find.
+    assert _appointments(changed) == [
+        ("Birch Mutual", "12345", line, "Active", None, approved)
+        for line in ("Life", "Property", "Surety")
+    ]
+    assert _appointments(record) == []  # the registry's own record is left as it was
+
+
+def test_an_approved_termination_ends_only_the_appointments_it_names(orders: Orders, clock: Clock):
+    npn = {"niprNoReq": str(AGENT_NPN)}
+    assert (
+        _file_and_decide(orders, clock, make_order("P1", juris="OH", data=npn | SPONSOR))
+        == "APPROVED"
+    )
+    # No company named: the filing user's own (lic01), on every active line of the license.
+    assert _file_and_decide(orders, clock, make_order("P3", juris="OH", data=npn)) == "APPROVED"
+    ended = make_order("T1", juris="OH", fType="T", data=npn | {"naicNum": "12345",
+                       "loa": ["Life"], "termReasonText": "Lack of Production"})  # fmt: skip
+    assert _file_and_decide(orders, clock, ended) == "APPROVED"
+    today = mdy(clock.now.date())
+    assert _appointments(orders.apply_to(_registry()[AGENT_NPN])) == [
+        ("Birch Mutual", "12345", "Life", "Terminated", "Lack of Production", today),
+        ("Birch Mutual", "12345", "Property", "Active", None, today),
+        ("company of user lic01", None, "Life", "Active", None, today),
+        ("company of user lic01", None, "Property", "Active", None, today),
+    ]
+    # A termination naming no company ends the filing user's own, every line.
+    both = make_order("T2", juris="OH", fType="T", data=npn | {"termCauseYN": "Y"})
+    assert _file_and_decide(orders, clock, both) == "APPROVED"
+    assert [a[3:5] for a in _appointments(orders.apply_to(_registry()[AGENT_NPN]))] == [
+        ("Terminated", "Lack of Production"), ("Active", None),
+        ("Terminated", "For Cause"), ("Terminated", "For Cause"),
+    ]  # fmt: skip
+
+
+def test_orders_not_approved_change_nothing(orders: Orders, clock: Clock):
+    npn = {"niprNoReq": str(AGENT_NPN)}
+    assert _file_and_decide(orders, clock, make_order("R1", juris="FL", data=npn)) == "REJECTED"
+    paper = make_order("P1", juris="OH", filingMode="P", data=npn | SPONSOR)
+    assert _file_and_decide(orders, clock, paper) == "PENDING_PAPER"
+    firm = make_order("F1", juris="OH", pType="A", data={"niprNoReq": str(FIRM_NPN)})
+    orders.submit(firm)
+    record = _registry()[AGENT_NPN]
+    clock.advance(10)
+    assert orders.apply_to(record) is record

@@ -31,6 +31,7 @@ from tui_app.contract.errors import FieldError, field_errors
 from tui_app.contract.export import AgencyExportRequest, AgentExportRequest
 from tui_app.contract.order import Order, OrderStatusQuery
 from tui_app.contract.profile import AgencyRecord, AgentRecord
+from tui_app.contract.record import FullRecordResponse
 from tui_app.contract.search import (
     AgencySearch,
     AgentSearch,
@@ -106,8 +107,15 @@ class Sandbox:
         self._worker: threading.Thread | None = None
         self._chaos = random.Random(s.seed)
 
+    def record(self, kind: Literal["agent", "agency"], npn: int) -> FullRecordResponse | None:
+        """The registry's record of an NPN as the orders approved so far have changed it."""
+        found = self.registry.full_record(kind, npn)
+        if found is not None:
+            found.NiprFullInfo = self.orders.apply_to(found.NiprFullInfo)
+        return found
+
     def _lookup(self, kind: str, npn: int):
-        found = self.registry.full_record("agency" if kind == "agency" else "agent", npn)
+        found = self.record("agency" if kind == "agency" else "agent", npn)
         return found.NiprFullInfo if found else None
 
     def _lookup_npn(self, npn: int):
@@ -395,7 +403,7 @@ def create_app(sandbox: Sandbox, *, manage: bool = True, web_docs: bool = True) 
 
     async def _full(request: Request, kind: Literal["agent", "agency"]) -> Response:
         query = _query(request, FullRecordQuery, ("Npn", "CostCenter"))
-        found = await asyncio.to_thread(sandbox.registry.full_record, kind, query.Npn)
+        found = await asyncio.to_thread(sandbox.record, kind, query.Npn)
         if found is None:
             raise HttpError(404, f"no {kind} with NPN {query.Npn}")
         return _answer(request, found)

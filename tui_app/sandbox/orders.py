@@ -20,13 +20,19 @@ Sandbox choices, not facts about real states: the record-only and state-review
 jurisdictions below, fees derived from the state code, and about one appointment in ten
 denied (decided by a hash of clientOrderNum and state, so the same order always ends the
 same way). Terminations are never denied.
+
+An approved order changes the producer's registry record from the moment it is approved
+(:meth:`Orders.apply_to`, on every read of the record, so Watch and a termination's
+eligibility see it too): an appointment adds active appointments to the filing state's
+license, a termination ends the active ones it names. The company is the order's
+``sponsoringCompany``, or, when the order names none, the filing user's own company.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from tui_app.contract.order import (
@@ -40,10 +46,11 @@ from tui_app.contract.order import (
     StatusChange,
     Tlq,
 )
-from tui_app.contract.record import FullInfo
+from tui_app.contract.record import Appointment, FullInfo, StateLicense
 from tui_app.pii import digits_of
 from tui_app.sandbox.db import Database, from_json, to_json
 from tui_app.sandbox.profiles import Clock, utc_now
+from tui_app.sandbox.synthetic import mdy
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS orders (
@@ -53,6 +60,7 @@ CREATE TABLE IF NOT EXISTS orders (
     plan TEXT NOT NULL,                         -- JSON list of steps: status, notes, fees
     submitted_at TEXT NOT NULL                  -- ISO 8601; the plan runs from here
 );
+CREATE INDEX IF NOT EXISTS orders_by_npn ON orders (CAST(json_extract(item, '$.niprNoReq') AS INTEGER));
 """
 
 RECORD_ONLY_STATES = frozenset({"AS", "GU", "MP", "VI"})
@@ -188,6 +196,34 @@ class Orders:
         )
         return None if row is None else self._response(row, self._clock())
 
+    def apply_to(self, info: FullInfo) -> FullInfo:
+        """``info`` (a registry record), or a copy of it changed by the orders approved for
+        its producer by now, in the order they were approved."""
+        npn = info.Producer.Npn
+        if npn is None or info.LicenseData is None:
+            return info
+        kind = "I" if info.Producer.EntityType == "INDIVIDUAL" else "A"
+        now = self._clock()
+        decided = []
+        for row in self._db.query(
+            "SELECT * FROM orders WHERE CAST(json_extract(item, '$.niprNoReq') AS INTEGER) = ?",
+            (npn,),
+        ):
+            reached = self._reached(row, now)
+            item = from_json(row["item"])
+            if reached[-1]["status"] == "APPROVED" and item["pType"] == kind:
+                at = datetime.fromisoformat(row["submitted_at"])
+                decided.append((at + timedelta(seconds=(len(reached) - 1) * self._step), item))
+        if not decided:
+            return info
+        info = info.model_copy(deep=True)
+        assert info.LicenseData is not None
+        for at, item in sorted(decided, key=lambda pair: pair[0]):
+            for lic in info.LicenseData.Licenses:
+                if lic.State == item["juris"]:
+                    (_appoint if item["fType"] == "A" else _terminate)(lic, item, at.date())
+        return info
+
     # --- the plan ---
 
     def _plan(self, order: Order) -> list[Step]:
@@ -297,3 +333,76 @@ class Orders:
         return OrderResponse(
             order=OrderInfo(orderDetails=details, itemDetails=from_json(row["item"]))
         )
+
+
+# --- what an approved order does to the registry -------------------------------------------
+
+
+def _company(item: dict[str, Any]) -> str:
+    return item.get("sponsoringCompany") or f"company of user {item['userId']}"
+
+
+def _lines(lic: StateLicense, item: dict[str, Any]) -> list[str | None]:
+    """The lines of authority an order names, by the license's name for each (a code or
+    a name of its active lines); all of its active lines when it names none."""
+    active = {
+        key.casefold(): loa.Name or loa.Code
+        for loa in lic.LinesOfAuthority
+        if (loa.Status or "Active").casefold() == "active"
+        for key in (loa.Code, loa.Name)
+        if key
+    }
+    asked = item.get("loa") or []
+    if not asked:
+        return list(dict.fromkeys(active.values())) or [None]
+    return list(dict.fromkeys(active.get(line.casefold(), line) for line in asked))
+
+
+def _names(appointment: Appointment, item: dict[str, Any]) -> bool:
+    """Whether a termination names this appointment: by NAIC code, else FEIN, else company."""
+    if item.get("naicNum"):
+        return appointment.NaicCode == item["naicNum"]
+    if item.get("feinNumber"):
+        return digits_of(appointment.Fein or "") == item["feinNumber"]
+    return (appointment.CompanyName or "").casefold() == _company(item).casefold()
+
+
+def _active(appointment: Appointment) -> bool:
+    return (appointment.Status or "").casefold() == "active"
+
+
+def _appoint(lic: StateLicense, item: dict[str, Any], day: date) -> None:
+    company = _company(item)
+    held = {
+        ((a.CompanyName or "").casefold(), a.LineOfAuthority)
+        for a in lic.Appointments
+        if _active(a)
+    }
+    for line in _lines(lic, item):
+        if (company.casefold(), line) in held:
+            continue  # appointed already
+        lic.Appointments.append(
+            Appointment(
+                CompanyName=company,
+                Fein=item.get("feinNumber"),
+                NaicCode=item.get("naicNum"),
+                LineOfAuthority=line,
+                Status="Active",
+                StatusDate=mdy(day),
+                RenewalDate=mdy(day.replace(year=day.year + 1, day=min(day.day, 28))),
+            )
+        )
+
+
+def _terminate(lic: StateLicense, item: dict[str, Any], day: date) -> None:
+    lines = {line.casefold() for line in _lines(lic, item) if line} if item.get("loa") else None
+    reason = item.get("termReasonText") or item.get("trm")
+    if not reason and item.get("termCauseYN"):
+        reason = "For Cause" if item["termCauseYN"] == "Y" else "Not For Cause"
+    for appointment in lic.Appointments:
+        line = (appointment.LineOfAuthority or "").casefold()
+        if _active(appointment) and _names(appointment, item) and (lines is None or line in lines):
+            appointment.Status = "Terminated"
+            appointment.TerminationReason = reason
+            appointment.StatusDate = mdy(day)
+            appointment.RenewalDate = None
