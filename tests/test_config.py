@@ -20,6 +20,7 @@ from tui_app.config import (
     ConfigConflict,
     ConfigError,
     Environment,
+    commented_copy,
     config_path,
     data_dir,
     default_config,
@@ -128,6 +129,34 @@ def test_round_trip_keeps_every_setting(config_file: Path) -> None:
     assert "seed = 7" in saved
     assert "seed = 42" not in saved  # staging never set a seed
     assert not list(config_file.parent.glob("*.tmp"))  # the atomic write cleaned up
+
+
+def test_a_save_over_a_commented_file_keeps_that_file_aside(config_file: Path) -> None:
+    # tomli-w writes no comments: a theme chosen in the app dropped a hand-written
+    # config's notes without a word.
+    config_file.parent.mkdir(parents=True)
+    written = (
+        '# our team\'s set-up\nactive = "sandbox"  # the default\ntheme = "nord"\n'
+        "[environments.sandbox]\nembedded = true\n"
+    )
+    config_file.write_text(written)
+    kept = save_config(load_config().model_copy(update={"theme": "gruvbox"}))
+    assert kept == commented_copy(config_file) == config_file.parent / "config.toml.commented"
+    assert kept.read_text() == written and kept.stat().st_mode & 0o777 == 0o600
+    assert "#" not in config_file.read_text() and load_config().theme == "gruvbox"
+    # The next save replaces a file without comments: the copy stays the commented one.
+    assert save_config(load_config().model_copy(update={"theme": "nord"})) is None
+    assert kept.read_text() == written
+
+
+def test_a_hash_inside_a_string_is_no_comment(config_file: Path) -> None:
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text(
+        'active = "sandbox"\ntheme = "x#1"\n[environments."s#1"]\nbase_url = \'http://h.example\'\n'
+        "[environments.sandbox]\nembedded = true\n"
+    )
+    assert save_config(load_config()) is None
+    assert not commented_copy(config_file).exists()
 
 
 def test_save_creates_parent_folders(config_file: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rich.color import Color
 from textual.widgets import Input
-from ui_support import SIZE, settle
+from ui_support import SIZE, settle, shown
 
 from tui_app.config import load_config, save_config
 from tui_app.ui.app import limited_colours
@@ -98,3 +98,20 @@ async def test_the_stylesheet_is_parsed_once_at_start_with_the_theme_in_use(ui_a
         app.theme = "ansi-light"  # a later change still restyles
         await settle(app, pilot)
         assert reparses and "-light-mode" in app.classes
+
+
+async def test_a_theme_chosen_over_a_commented_config_says_where_the_comments_are(
+    ui_app, config_file
+):
+    save_config(load_config())
+    config_file.write_text("# staging is down on Fridays\n" + config_file.read_text())
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.theme = "nord"
+        await settle(app, pilot)
+        kept = config_file.parent / "config.toml.commented"
+        assert [n.title for n in shown(app) if n.severity == "warning"] == ["Comments kept aside"]
+        assert str(kept) in shown(app)[-1].message
+    assert kept.read_text().startswith("# staging is down on Fridays\n")
+    assert load_config().theme == "nord"

@@ -491,8 +491,10 @@ def _read_config(path: Path) -> Config | None:
         raise ConfigError(_problems(path, text, exc)) from None
 
 
-def save_config(config: Config, path: Path | None = None) -> None:
-    """Write the config atomically, leaving out settings that were never set."""
+def save_config(config: Config, path: Path | None = None) -> Path | None:
+    """Write the config atomically, leaving out settings that were never set. A file
+    being replaced that holds comments (which tomli-w cannot keep) is kept first, as
+    :func:`commented_copy`: its path is returned, else None."""
     import tomli_w  # only needed when writing, which is rare
 
     path = path or config_path()
@@ -500,9 +502,38 @@ def save_config(config: Config, path: Path | None = None) -> None:
     data = config.model_dump(by_alias=True, exclude_none=True, exclude_unset=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        kept = _keep_comments(path)
         _replace_file(path, tomli_w.dumps(data))
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write the config file: {exc}") from None
+    return kept
+
+
+_STRINGS = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
+
+
+def has_comments(path: Path) -> bool:
+    """Whether the config file holds a comment (a ``#`` outside a string)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any("#" in _STRINGS.sub("", line) for line in text.splitlines())
+
+
+def commented_copy(path: Path) -> Path:
+    """Where a config file with comments is kept when a save replaces it."""
+    return path.with_name(f"{path.name}.commented")
+
+
+def _keep_comments(path: Path) -> Path | None:
+    # A hand-written config's comments are the user's notes: a save (a theme chosen, an
+    # environment added) must not lose them silently. Only the file they were in is kept.
+    if not has_comments(path):
+        return None
+    kept = commented_copy(path)
+    _replace_file(kept, path.read_text(encoding="utf-8", errors="replace"))
+    return kept
 
 
 def save_change(

@@ -26,7 +26,15 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from tui_app.client.errors import ClientError
-from tui_app.config import Config, ConfigError, Environment, save_change
+from tui_app.config import (
+    Config,
+    ConfigError,
+    Environment,
+    commented_copy,
+    config_path,
+    has_comments,
+    save_change,
+)
 from tui_app.ui import shown_text
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.help import HelpScreen
@@ -428,7 +436,17 @@ class ProducerApp(App[None]):
         """Write ``config``, a change of ``base`` (by default the app's config), keeping
         what was changed in the file since (:func:`save_change`, ``renamed`` as there);
         what was written becomes the app's config. Raises ConfigError."""
+        path = config_path()
+        commented = has_comments(path)
         self.config = save_change(base or self.config, config, overwrite=overwrite, renamed=renamed)
+        if commented:
+            self.notify(
+                f"{path.name} held comments, which a saved config cannot keep: the file as"
+                f" it was is {commented_copy(path)}",
+                title="Comments kept aside",
+                severity="warning",
+                timeout=15,
+            )
         return self.config
 
     def save_settings(self, config: Config) -> bool:
