@@ -415,7 +415,7 @@ def test_an_approved_appointment_is_on_the_record_from_its_approval_on(
 ):
     record = _registry()[AGENT_NPN]
     orders.submit(make_order("P1", juris="OH", data={"niprNoReq": str(AGENT_NPN), **SPONSOR,
-                                                     "loa": ["10", "Property", "Surety"]}))  # fmt: skip
+                                                     "loa": ["10", "Property"]}))  # fmt: skip
     clock.advance(2)
     assert details(orders, "P1").status == "SUBMITTED"
     assert orders.apply_to(record) is record and _appointments(record) == []
@@ -423,11 +423,9 @@ def test_an_approved_appointment_is_on_the_record_from_its_approval_on(
     assert details(orders, "P1").status == "APPROVED"
     approved = mdy(clock.now.date())
     changed = orders.apply_to(record)
-    # One appointment a line, by the license's name for it (a code or a name); a line the
-    # license lacks is recorded as asked, for Watch to find.
+    # One appointment a line, by the license's name for it (a code or a name).
     assert _appointments(changed) == [
-        ("Birch Mutual", "12345", line, "Active", None, approved)
-        for line in ("Life", "Property", "Surety")
+        ("Birch Mutual", "12345", line, "Active", None, approved) for line in ("Life", "Property")
     ]
     assert _appointments(record) == []  # the registry's own record is left as it was
 
@@ -457,6 +455,22 @@ def test_an_approved_termination_ends_only_the_appointments_it_names(orders: Ord
         ("Terminated", "Lack of Production"), ("Active", None),
         ("Terminated", "For Cause"), ("Terminated", "For Cause"),
     ]  # fmt: skip
+
+
+def test_an_appointment_for_a_line_the_license_lacks_is_rejected_naming_it(
+    orders: Orders, clock: Clock
+):
+    # QA: an order for line "XX" was approved, and Watch then found an appointment
+    # without authority. A cancelled line is no line to appoint for either.
+    data = {"niprNoReq": str(AGENT_NPN), "loa": ["XX", "life", "13"]}
+    assert _file_and_decide(orders, clock, make_order(juris="OH", data=data)) == "REJECTED"
+    note = next(n.text for n in details(orders).notes if n.stage == "eligibility")
+    assert note == (
+        f"license OH-1 of NPN {AGENT_NPN} in OH holds no active line of authority XX, 13"
+        " (its active lines: 10 Life, 12 Property)"
+    )
+    # A license that names no lines is not checked (TX-1).
+    assert _file_and_decide(orders, clock, make_order("B2", data=data)) != "REJECTED"
 
 
 def test_orders_not_approved_change_nothing(orders: Orders, clock: Clock):

@@ -293,7 +293,24 @@ class Orders:
             active = [lic for lic in held if lic.Active]
             if not active:
                 return False, f"NPN {npn} holds no active license in {tlq.juris}"
-            return True, f"NPN {npn} holds active license {active[0].LicenseNumber} in {tlq.juris}"
+            lic = active[0]
+            # A state appoints only for lines the license holds (QA: an order for line "XX"
+            # was approved, and Watch then found an appointment without authority).
+            lines = _active_lines(lic)
+            missing = [
+                line for line in order.data.loa or [] if lines and line.casefold() not in lines
+            ]
+            if missing:
+                held_lines = ", ".join(
+                    " ".join(filter(None, (loa.Code, loa.Name)))
+                    for loa in lic.LinesOfAuthority
+                    if _is_active(loa.Status)
+                )
+                return False, (
+                    f"license {lic.LicenseNumber} of NPN {npn} in {tlq.juris} holds no active"
+                    f" line of authority {', '.join(missing)} (its active lines: {held_lines})"
+                )
+            return True, f"NPN {npn} holds active license {lic.LicenseNumber} in {tlq.juris}"
         if any(a.Status == "Active" for lic in held for a in lic.Appointments):
             return True, f"NPN {npn} holds an active appointment in {tlq.juris}"
         return True, (
@@ -342,16 +359,26 @@ def _company(item: dict[str, Any]) -> str:
     return item.get("sponsoringCompany") or f"company of user {item['userId']}"
 
 
-def _lines(lic: StateLicense, item: dict[str, Any]) -> list[str | None]:
-    """The lines of authority an order names, by the license's name for each (a code or
-    a name of its active lines); all of its active lines when it names none."""
-    active = {
-        key.casefold(): loa.Name or loa.Code
+def _is_active(status: str | None) -> bool:
+    return (status or "").casefold() == "active"
+
+
+def _active_lines(lic: StateLicense) -> dict[str, str]:
+    """A license's active lines of authority: each one's code and name, casefolded, to
+    its name."""
+    return {
+        key.casefold(): loa.Name or loa.Code or key
         for loa in lic.LinesOfAuthority
-        if (loa.Status or "Active").casefold() == "active"
+        if _is_active(loa.Status)
         for key in (loa.Code, loa.Name)
         if key
     }
+
+
+def _lines(lic: StateLicense, item: dict[str, Any]) -> list[str | None]:
+    """The lines of authority an order names, by the license's name for each (a code or
+    a name of its active lines); all of its active lines when it names none."""
+    active = _active_lines(lic)
     asked = item.get("loa") or []
     if not asked:
         return list(dict.fromkeys(active.values())) or [None]
@@ -367,16 +394,12 @@ def _names(appointment: Appointment, item: dict[str, Any]) -> bool:
     return (appointment.CompanyName or "").casefold() == _company(item).casefold()
 
 
-def _active(appointment: Appointment) -> bool:
-    return (appointment.Status or "").casefold() == "active"
-
-
 def _appoint(lic: StateLicense, item: dict[str, Any], day: date) -> None:
     company = _company(item)
     held = {
         ((a.CompanyName or "").casefold(), a.LineOfAuthority)
         for a in lic.Appointments
-        if _active(a)
+        if _is_active(a.Status)
     }
     for line in _lines(lic, item):
         if (company.casefold(), line) in held:
@@ -401,7 +424,11 @@ def _terminate(lic: StateLicense, item: dict[str, Any], day: date) -> None:
         reason = "For Cause" if item["termCauseYN"] == "Y" else "Not For Cause"
     for appointment in lic.Appointments:
         line = (appointment.LineOfAuthority or "").casefold()
-        if _active(appointment) and _names(appointment, item) and (lines is None or line in lines):
+        if (
+            _is_active(appointment.Status)
+            and _names(appointment, item)
+            and (lines is None or line in lines)
+        ):
             appointment.Status = "Terminated"
             appointment.TerminationReason = reason
             appointment.StatusDate = mdy(day)
