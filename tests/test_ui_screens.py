@@ -12,6 +12,7 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, Input, Select
+from textual.widgets._footer import FooterKey  # not exported; Textual is pinned
 from ui_support import SIZE, open_demo_agent, settle
 
 from tui_app.ui.widgets.status_bar import StatusBar
@@ -193,6 +194,31 @@ async def test_every_area_survives_a_terminal_shrunk_to_almost_nothing(ui_app):
                 await pilot.resize_terminal(*size)
                 await pilot.pause()
             assert app.current_mode == mode and app.is_running
+
+
+async def test_a_footer_too_narrow_for_its_keys_leaves_keys_out_whole(ui_app):
+    """QA at 80 columns: Bulk's footer ended "f7 S", Orders' "f9 Tracki"; keys that do not
+    fit are left out whole (``?`` lists them all), and come back when there is room."""
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        for mode in ("search", "orders", "profiles", "bulk", "export", "settings", "watch"):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            for width in (80, 120, 60, 80):
+                await pilot.resize_terminal(width, 24)
+                await pilot.pause()
+                footer = app.screen.query_one(Footer)
+                keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
+                shown = [k for k in keys if k.display]
+                palette = footer.query_one(".-command-palette").region
+                assert shown[0].key_display == "?", mode
+                for key in shown:  # each drawn whole, left of the palette's key
+                    text = f"{key.key_display} {key.description}"
+                    assert key.region.right <= palette.x, (mode, width, text)
+                    assert text in str(key.render()), (mode, width, text)
+                if width == 120:
+                    assert shown == keys, mode
 
 
 @pytest.mark.parametrize("size", [SIZE, (80, 24)])

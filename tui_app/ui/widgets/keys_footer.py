@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -15,7 +17,11 @@ class KeysFooter(Footer):
     widget per key, each restyled twice as it mounts (its ``compact`` starts true and is
     then bound to false). Moving between two fields of a form shows the same keys, so the
     footer stays as it is unless what it would show differs; and a key is born with the
-    footer's ``compact``."""
+    footer's ``compact``.
+
+    Keys that do not fit the width are left out whole, from the last, once the compact
+    style has given each a cell back: Textual cuts the last one mid-word ("f7 S" at 80
+    columns). The first key, ``?``, lists them all."""
 
     _shown: Hashable = None
 
@@ -41,10 +47,53 @@ class KeysFooter(Footer):
         # drawn with it; the update redraws the footer only if the focus changed them.
         self._bindings_ready = True
         self._shown = self._keys(self.screen)
-        for widget in super().compose():
-            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
-                # A key starts compact and is then bound to the footer's (not compact):
-                # born with the footer's, it is styled once as it mounts, not twice more.
-                # (The palette's key is not bound, and stays compact.)
-                widget.set_reactive(FooterKey.compact, self.compact)
-            yield widget
+        widgets = list(super().compose())
+        self._fit(widgets, self.size.width or self.app.size.width)
+        yield from widgets
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(list(self.children), event.size.width)
+
+    def _fit(self, widgets: Sequence[object], width: int) -> None:
+        keys = [w for w in widgets if isinstance(w, FooterKey)]
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        keys = [k for k in keys if k not in palette]
+        compact, shown = fitting(
+            [(k.key_display, k.description) for k in keys],
+            [(k.key_display, k.description) for k in palette],
+            width,
+        )
+        self.set_reactive(Footer.compact, compact)
+        self.set_class(compact, "-compact")
+        for n, key in enumerate(keys):
+            # A key starts compact and is then bound to the footer's (not compact): born
+            # with the footer's, it is styled once as it mounts, not twice more. (The
+            # palette's key is not bound, and stays compact.)
+            key.set_reactive(FooterKey.compact, compact)
+            key.set_class(compact, "-compact")
+            key.display = n < shown
+
+
+KEY_CELLS = 3
+"""Cells around a key's text and its description: Textual's padding of the two (``0 1``
+and ``0 1 0 0``); in the compact style one fewer (``0`` and ``0 0 0 1``, a margin of 1).
+The palette's key, compact always, is docked right behind a border, with a padding of 1
+on its right unless the footer is compact: as many cells around it."""
+
+
+def fitting(
+    keys: Sequence[tuple[str, str]], palette: Sequence[tuple[str, str]], width: int
+) -> tuple[bool, int]:
+    """(compact or not, how many of ``keys`` to show) so that they and the palette's key
+    fit ``width`` cells."""
+    sizes = [cell_len(key) + cell_len(description) for key, description in keys]
+    right = sum(cell_len(key) + cell_len(description) for key, description in palette)
+    if sum(sizes) + right + KEY_CELLS * (len(sizes) + len(palette)) <= width:
+        return False, len(keys)
+    room, shown = width - right - (KEY_CELLS - 1) * len(palette), 0
+    for size in sizes:
+        room -= size + KEY_CELLS - 1
+        if room < 0:
+            break
+        shown += 1
+    return True, shown
