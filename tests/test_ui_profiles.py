@@ -588,6 +588,18 @@ async def test_a_profile_is_saved_only_under_a_name_that_says_its_format(
         assert notes(app)[-1] == f"Saved to {tmp_path / 'k1.xml'}"
 
 
+async def test_the_name_suggested_for_a_profile_stays_in_the_folder(ui_app):
+    # QA: ProfileKey "../../tmp/evil k" suggested "agent-../../tmp/evil k.xml".
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(app, pilot)
+        await fill(pilot, screen.editor.form, {"ProfileKey": "../../tmp/evil k"})
+        await pilot.press("f6")
+        await pilot.pause()
+        assert isinstance(app.screen, PathScreen)
+        assert app.screen.query_one(Input).value == "agent-____tmp_evil_k.xml"
+
+
 async def test_saving_over_a_file_asks_first_and_keeps_it_private(ui_app, tmp_path):
     """Seen: F6 onto an existing file replaced it without a word, and a saved profile (an
     SSN in it) was readable by every user (0644)."""

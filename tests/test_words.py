@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui_app.words import counted, utc_time
+from tui_app.words import counted, file_name_part, utc_time
 
 
 def test_counts_are_singular_for_one_only():
@@ -27,3 +27,19 @@ def test_counts_are_singular_for_one_only():
 )
 def test_times_are_shown_to_the_minute_or_second_in_utc(text, seconds, words):
     assert utc_time(text, seconds=seconds) == words
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("AG-1", "AG-1"),
+        ("../../tmp/evil k", "____tmp_evil_k"),
+        ("..", "_"),
+        ("a/b\\c:d", "a_b_c_d"),
+        ("jane.doe+1@x", "jane.doe+1@x"),
+        ("Zoë 7", "Zoë_7"),
+    ],
+)
+def test_a_file_name_part_has_no_folder_in_it(text, part):
+    assert file_name_part(text) == part
+    assert "/" not in part and ".." not in part

@@ -1,7 +1,8 @@
-"""Counts and times in words, for the command line and the TUI alike."""
+"""Counts, times and names in words, for the command line and the TUI alike."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 
@@ -46,3 +47,13 @@ character that shows it was there (``\\x1b`` as ␛), one for one. Tab and newli
 def terminal_safe(text: str) -> str:
     """``text`` with what a terminal would obey shown instead (:data:`OBEYED`)."""
     return text.translate(OBEYED)
+
+
+_NOT_IN_NAMES = re.compile(r"[^\w.@+-]+")
+
+
+def file_name_part(text: str) -> str:
+    """``text`` (a ProfileKey, say) fit to be part of a suggested file name: a run of
+    anything but letters, digits and ``. @ + -`` becomes one ``_``, and no part is ``..``
+    (QA: ProfileKey ``../../tmp/evil k`` suggested ``agent-../../tmp/evil k.xml``)."""
+    return _NOT_IN_NAMES.sub("_", text).replace("..", "_")

@@ -34,7 +34,7 @@ from tui_app.ui.widgets.export_tree import (
     SetEntry,
 )
 from tui_app.ui.widgets.text_input import TextInput
-from tui_app.words import counted
+from tui_app.words import counted, file_name_part
 
 KINDS = [("Agent", "agent"), ("Agency", "agency")]
 REQUESTS = {"agent": AgentExportRequest, "agency": AgencyExportRequest}
@@ -200,7 +200,7 @@ class ExportScreen(AreaScreen):
             return
         self.ask_path(
             "Save the export as .json, or as .csv (one file per data set)",
-            f"export-{self.fetched[0]}-{self.fetched[1]}.json",
+            f"export-{self.fetched[0]}-{file_name_part(self.fetched[1])}.json",
             self._save,
         )
 

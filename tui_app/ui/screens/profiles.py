@@ -43,6 +43,7 @@ from tui_app.ui.widgets.model_form import ModelForm, widget_id
 from tui_app.ui.widgets.profile_editor import XML, ProfileEditor
 from tui_app.wire.errors import WireError
 from tui_app.wire.xml import readable_xml
+from tui_app.words import file_name_part
 
 KINDS = [("Agent", "agent"), ("Agency", "agency")]
 
@@ -334,7 +335,7 @@ class ProfilesScreen(AreaScreen):
 
     def _default_path(self) -> str:
         editor = self.editor
-        return f"{editor.kind}-{editor.data().get('ProfileKey') or 'profile'}.xml"
+        return f"{editor.kind}-{file_name_part(editor.data().get('ProfileKey') or 'profile')}.xml"
 
     @on(Button.Pressed, "#profile-save")
     def action_save(self) -> None:
