@@ -422,6 +422,22 @@ async def test_the_preview_is_the_xml_document_masked_until_revealed(ui_app):
         assert "<FirstName>Avril</FirstName>" in text_of(screen, "#profile-xml")
 
 
+async def test_at_80x24_the_preview_is_brought_into_its_panel(ui_app):
+    # QA: at 80x24 the panel under the form (a few rows) kept its hint in view, and F4
+    # seemed to do nothing.
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_profiles(app, pilot)
+        await screen.show_profile("agent", DEMO_AGENT)
+        await pilot.press("f4")
+        await settle(app, pilot)
+        panel = screen.query_one("#profile-right")
+        xml = screen.query_one("#profile-xml")
+        assert "<Agent>" in text_of(screen, "#profile-xml")
+        assert panel.region.height < xml.region.height  # narrow: the panel shows a part
+        assert panel.region.y <= xml.region.y + 1 < panel.region.bottom  # its top, in view
+
+
 async def test_an_invalid_profile_is_neither_previewed_nor_sent(ui_app):
     app = ui_app()
     async with app.run_test(size=SIZE) as pilot:
