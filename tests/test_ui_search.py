@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import httpx
+import pytest
 import tomli_w
 from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, Select, Static
@@ -85,6 +86,24 @@ async def test_personal_data_is_revealed_only_on_request(ui_app):
         await open_demo_agent(app, pilot)
         assert "***-**-1234" in text_of(app, "#record-title")
         assert "000121234" not in app.screen.query_one("#raw-text").text
+
+
+@pytest.mark.parametrize(("key", "focused"), [("f2", Input), ("f3", Input), ("f4", DataTable)])
+async def test_search_keys_over_an_open_record_close_it_and_act_in_search(ui_app, key, focused):
+    # QA at 80x24: with a record open (1 comes back to it), F3 and an NPN typed went
+    # nowhere.
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_demo_agent(app, pilot)
+        assert isinstance(app.screen, RecordScreen)
+        await pilot.press(key)
+        await settle(app, pilot)
+        assert isinstance(app.screen, SearchScreen)
+        assert isinstance(app.screen.focused, focused)
+        if key == "f3":
+            assert app.screen.focused.id == "npn"
+            await pilot.press(*"19000002")
+            assert app.screen.query_one("#npn", Input).value == "19000002"
 
 
 def shown_keys(app: App) -> dict[str, str]:

@@ -59,6 +59,11 @@ class RecordScreen(ProducerScreen):
         Binding("t", "order('T')", "Terminate", id="record.terminate"),
         Binding("left,h", "tab(-1)", "Prev tab", id="record.prev", show=False),
         Binding("right,l", "tab(1)", "Next tab", id="record.next", show=False),
+        # Search's own keys, over a record opened from it, close the record and do what
+        # they do there (QA: F3 then an NPN typed went nowhere while a record was open).
+        Binding("f2", "in_search('focus_form')", "Edit search", id="search.form", show=False),
+        Binding("f3", "in_search('focus_npn')", "Open by NPN", id="search.npn", show=False),
+        Binding("f4", "in_search('focus_results')", "Results", id="search.results", show=False),
     ]
 
     def __init__(self, kind: str, npn: int, *, came_from: str = "Search") -> None:
@@ -407,7 +412,14 @@ class RecordScreen(ProducerScreen):
             return False
         if action == "reveal":  # the one of its two keys that changes something
             return parameters[0] != self.app.reveal_pii
+        if action == "in_search":
+            return self.came_from == "Search"
         return True
+
+    async def action_in_search(self, action: str) -> None:
+        search = self.app.screen_stack[-2]
+        self.action_back()
+        await search.run_action(action)
 
     def action_reveal(self, reveal: bool) -> None:
         if reveal != self.app.reveal_pii:
