@@ -449,6 +449,15 @@ async def test_lookup_of_any_order_by_number(ui_app):
         await pilot.press("enter")
         await settle(app, pilot)
         assert "no order" in str(screen.query_one("#tracked-detail").render()).lower()
+        assert "letters and digits" not in str(screen.query_one("#tracked-detail").render())
+        # QA: "bad num!" was looked up as if an order could have it.
+        screen.query_one("#lookup", Input).value = "bad num!"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert str(screen.query_one("#tracked-detail").render()).endswith(
+            "; bad num! is not letters and digits only, as a clientOrderNum is: it can find no"
+            " order"
+        )
         # QA: "Please correct: order_num: must be at most 20 characters, not 29".
         screen.query_one("#lookup", Input).value = "X" * 29
         await pilot.press("enter")

@@ -257,7 +257,15 @@ class Order(ContractModel):
 class OrderStatusQuery(ContractModel):
     """Query of ``GET /order/status``: the client's order number."""
 
-    order_num: Annotated[str, text(20), Habit(bool, "is empty: it can find no order")] = ""
+    order_num: Annotated[
+        str,
+        text(20),
+        Habit(bool, "is empty: it can find no order"),
+        Habit(
+            lambda v: not v or str(v).isascii() and str(v).isalnum(),
+            "is not letters and digits only, as a clientOrderNum is: it can find no order",
+        ),
+    ] = ""
 
 
 # --- response --------------------------------------------------------------------------

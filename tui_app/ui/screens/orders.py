@@ -25,7 +25,8 @@ from textual.widgets import (
 )
 
 from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
-from tui_app.contract.order import FINAL_STATUSES, Order, OrderResponse
+from tui_app.contract.base import warnings
+from tui_app.contract.order import FINAL_STATUSES, Order, OrderResponse, OrderStatusQuery
 from tui_app.export_files import order_draft_format, read_order_draft, save_order_draft
 from tui_app.pii import PiiKind
 from tui_app.tracking import OrderBook, OrderBookThread
@@ -512,7 +513,10 @@ class OrdersScreen(AreaScreen):
             self._show("tracked-detail", None, Text(f"{num} is not a client order number: {why}"))
             return
         except ClientError as exc:
-            self._show("tracked-detail", None, Text(f"Order {num}: {exc.message}"))
+            # The spec lets any text of 0..20 be asked for; one no order could be filed
+            # under says so beside the service's "not found" (QA: "bad num!").
+            why = "".join(f"; {num} {m}" for _, m in warnings(OrderStatusQuery, {"order_num": num}))
+            self._show("tracked-detail", None, Text(f"Order {num}: {exc.message}{why}"))
             return
         if await self.book.call(OrderBook.knows, self.app.env_name, num):
             await self.book.call(OrderBook.update, self.app.env_name, response)
