@@ -251,6 +251,23 @@ async def test_licenses_are_judged_as_of_the_environment_switched_to() -> None:
         assert app.today == date(2030, 1, 2)  # it stayed at the first one's
 
 
+async def test_setting_the_active_environment_active_says_it_is_already(notes: list[str]) -> None:
+    # QA: "a" on the active sandbox said it "will be the active environment once you save".
+    write_two_environments()
+    app = ProducerApp(load_config())
+    async with app.run_test(size=SIZE) as pilot:
+        await open_settings(pilot)
+        await pilot.press("a")  # the sandbox, highlighted and active
+        await pilot.pause()
+        assert notes[-1] == "sandbox is the active environment already."
+        await pilot.press("down", "a", "up", "a")  # staging chosen, then the sandbox again
+        await pilot.pause()
+        assert notes[-2:] == [
+            "staging will be the active environment once you save.",
+            "sandbox will be the active environment once you save.",
+        ]
+
+
 async def test_deleting_the_active_environment_is_refused(notes: list[str]) -> None:
     write_two_environments()
     app = ProducerApp(load_config())

@@ -204,9 +204,13 @@ class SettingsScreen(AreaScreen):
 
     def action_activate(self) -> None:
         draft = self.env_list.highlighted_draft or self.current
+        name = draft.name.strip()
+        if draft is self.active and name == self.app.config.active:
+            self.notify(f"{name} is the active environment already.")  # QA: "will be", it said
+            return
         self.active = draft
         self._refresh()
-        self.notify(f"{draft.name.strip()} will be the active environment once you save.")
+        self.notify(f"{name} will be the active environment once you save.")
 
     def action_theme(self) -> None:
         self.query_one(Preferences).focus_theme()
