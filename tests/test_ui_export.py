@@ -93,6 +93,10 @@ async def test_data_sets_are_chosen_with_all_and_none_keys(ui_app):
         await pilot.press("f3")
         sets.select("Address")
         sets.select("Demographic")
+        await pilot.pause()
+        # Chosen or not shows without colour (QA under NO_COLOR: "▐X▌" either way).
+        marks = [sets.render_line(y).text[:5] for y in range(3)]
+        assert marks == ["▐X▌ A", "▐ ▌ A", "▐ ▌ A"]  # Address, Affiliation, Agency
         await fetch(app, pilot)
         assert node_labels(screen.data_tree.root) == [
             "Address  (2 records)",

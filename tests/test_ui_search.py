@@ -106,6 +106,18 @@ async def test_search_keys_over_an_open_record_close_it_and_act_in_search(ui_app
             assert app.screen.query_one("#npn", Input).value == "19000002"
 
 
+async def test_the_chosen_kind_is_marked_without_colour(ui_app):
+    # QA under NO_COLOR: "●" before both Agents and Agencies, told apart by colour only.
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        agent, agency = (app.screen.query_one(f"#kind-{k}") for k in ("agent", "agency"))
+        assert ("●" in str(agent.render()), "●" in str(agency.render())) == (True, False)
+        await pilot.click("#kind-agency")
+        await pilot.pause()
+        assert ("●" in str(agent.render()), "●" in str(agency.render())) == (False, True)
+
+
 def shown_keys(app: App) -> dict[str, str]:
     """The footer's keys: description -> key as shown."""
     return {str(k.description): str(k.key_display) for k in app.screen.query("FooterKey")}

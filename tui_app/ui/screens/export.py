@@ -33,6 +33,7 @@ from tui_app.ui.widgets.export_tree import (
     RecordEntry,
     SetEntry,
 )
+from tui_app.ui.widgets.marked import MarkedSelectionList
 from tui_app.ui.widgets.text_input import TextInput
 from tui_app.words import counted, file_name_part
 
@@ -77,7 +78,7 @@ class ExportScreen(AreaScreen):
             with Vertical(id="export-sets-box"):
                 # Short enough for the narrow layout's 24 columns.
                 yield Label(f"Sets ({self.key('export.all')} all, {self.key('export.none')} none)")
-                yield SelectionList[str](id="export-sets")
+                yield MarkedSelectionList(id="export-sets")
                 yield TextInput(
                     placeholder="others (a, b, …)",
                     tooltip="Data sets not listed above, comma-separated",

@@ -213,11 +213,13 @@ class ProfilesScreen(AreaScreen):
         self._render_xml()
         if self.preview is not None:
             # Narrow, the panel is a few rows under the form, its hint on top (QA at 80x24:
-            # F4 seemed to do nothing): the document is brought into them.
-            xml = self.query_one("#profile-xml", Static)
-            self.call_after_refresh(
-                self.query_one("#profile-right").scroll_to_widget, xml, top=True, animate=False
-            )
+            # F4 seemed to do nothing): the document is brought into them if out of sight.
+            self.call_after_refresh(self._xml_in_sight)
+
+    def _xml_in_sight(self) -> None:
+        panel, xml = self.query_one("#profile-right"), self.query_one("#profile-xml", Static)
+        if xml.region.y + 1 >= panel.region.bottom:  # (its first row is blank)
+            panel.scroll_to_widget(xml, top=True, animate=False)
 
     def _render_xml(self, _reveal: bool | None = None) -> None:
         _, dropped = self.editor.xml_parts()

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import Button, DataTable, Input, Label, RadioButton, RadioSet, Select, Static
+from textual.widgets import Button, DataTable, Input, Label, RadioSet, Select, Static
 
 from tui_app.client.errors import ClientError, InvalidInput, Rejected
 from tui_app.contract.search import (
@@ -29,6 +29,7 @@ from tui_app.contract.search import (
 from tui_app.pii import format_fein, format_ssn
 from tui_app.ui.fields import check
 from tui_app.ui.screens.base import AreaScreen
+from tui_app.ui.widgets.marked import MarkedRadioButton
 from tui_app.ui.widgets.model_form import ModelForm
 from tui_app.ui.widgets.plain_table import PlainTable
 from tui_app.ui.widgets.text_input import TextInput
@@ -65,8 +66,8 @@ class SearchScreen(AreaScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="search-top"):
             with RadioSet(id="kind"):
-                yield RadioButton("Agents", value=True, id="kind-agent")
-                yield RadioButton("Agencies", id="kind-agency")
+                yield MarkedRadioButton("Agents", value=True, id="kind-agent")
+                yield MarkedRadioButton("Agencies", id="kind-agency")
             with Vertical(id="type-box"):
                 yield Label("SearchType")
                 kinds = AgentSearch.kinds
