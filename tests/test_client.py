@@ -486,6 +486,66 @@ async def test_a_silent_server_gets_one_deadline_for_the_whole_operation(silent_
     assert f"{host}:{port} did not answer" in failure.value.message
 
 
+class Dribble(httpx.AsyncByteStream):
+    """An answer sent a byte every 0.05 s, each read well within any read timeout."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    async def __aiter__(self):
+        for _ in range(self.size):
+            await asyncio.sleep(0.05)
+            yield b" "
+
+
+async def test_an_answer_sent_a_byte_at_a_time_gets_the_one_deadline_too():
+    # QA: a service dripping its answer was never timed out (httpx bounds each read).
+    client = RegistryClient(
+        URLS,
+        timeout=0.5,
+        transport=httpx.MockTransport(lambda r: httpx.Response(200, stream=Dribble(200))),
+        retry=RetryPolicy(attempts=1),
+    )
+    started = time.monotonic()
+    async with client:
+        with pytest.raises(Unavailable, match=r"did not answer within 0\.\d+ s"):
+            await client.get_agent(19000001)
+    assert time.monotonic() - started < 2  # not the 10 s the whole answer takes
+
+
+async def test_a_token_service_that_never_answers_gets_the_one_deadline():
+    # QA: the OAuth2 token request had no timeout at all.
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/token":
+            await asyncio.sleep(30)
+        return ok(FULL_RECORD)
+
+    client = RegistryClient(
+        URLS,
+        timeout=0.5,
+        auth=OAuth2ClientCredentials(f"{BASE}/token", "id", "shh"),
+        transport=httpx.MockTransport(handler),
+        retry=RetryPolicy(attempts=1),
+    )
+    started = time.monotonic()
+    async with client:
+        with pytest.raises(Unavailable, match="did not answer"):
+            await client.get_agent(19000001)
+    assert time.monotonic() - started < 2
+
+
+async def test_an_answer_larger_than_any_the_interface_holds_is_not_read(monkeypatch):
+    # QA: a 2 GB answer was read whole (4.5 GB of memory) before it was found wanting.
+    monkeypatch.setattr(registry, "MAX_ANSWER_BYTES", 1000)
+    body = b'{"NiprFullInfo": {"Producer": {"Npn": 19000001}}, "pad": "' + b"x" * 5000 + b'"}'
+    async with make_client(Recorder(httpx.Response(200, content=body))) as client:
+        with pytest.raises(BadResponse, match="larger than 0 MiB") as failure:
+            await client.get_agent(19000001)
+        assert failure.value.body.startswith('{"NiprFullInfo"')
+        monkeypatch.setattr(registry, "MAX_ANSWER_BYTES", 10_000)
+        assert (await client.get_agent(19000001)).NiprFullInfo.Producer.Npn == 19000001
+
+
 async def test_an_unreachable_service_is_named_with_its_port():
     rec = Recorder(httpx.ConnectError("refused"))
     async with make_client(rec) as client:

@@ -60,6 +60,9 @@ ORDER_DATES = ("dateOfBirth", "dateEffective")
 XML = "application/xml"
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
+MAX_ANSWER_BYTES = 64 * 2**20
+"""The largest answer read: a bulk status of 1,000 items is about 0.2 MiB, an export of
+a large agency a few MiB."""
 
 
 @dataclass(frozen=True)
@@ -376,15 +379,20 @@ class RegistryClient:
         deadline = begun + self.timeout if deadline is None else deadline
         left = max(deadline - time.monotonic(), 0.001)
         timeout = httpx.Timeout(left, connect=min(left, 10.0))
+        request = self._http.build_request(
+            method, url, headers=headers, params=params, content=content, timeout=timeout
+        )
         try:
-            response = await self._http.request(
-                method, url, headers=headers, params=params, content=content, timeout=timeout
-            )
+            # httpx's timeouts bound each read, so an answer sent a byte at a time (or a
+            # token service that never answers: its request has none) went on for ever
+            # (QA): the deadline bounds the whole exchange.
+            async with asyncio.timeout(left):
+                response = await self._receive(request)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             # The connection was never made, so nothing was received: any method may retry.
             self._log(method, url, None, start, attempt, "connection failed")
             raise _Retryable(Unreachable(_unreachable(url, exc)), unsent=True) from None
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, TimeoutError):
             self._log(method, url, None, start, attempt, "timed out")
             waited = time.monotonic() - begun  # the true time, every attempt included
             raise _Retryable(
@@ -408,6 +416,26 @@ class RegistryClient:
                 f"the connection to {_where(url)} was closed: another environment is in use"
             ) from None
         self._log(method, url, response.status_code, start, attempt, None)
+        return response
+
+    async def _receive(self, request: httpx.Request) -> httpx.Response:
+        """The answer to ``request``, its body read to at most :data:`MAX_ANSWER_BYTES`
+        (QA: a 2 GB answer was read whole, to 4.5 GB of memory)."""
+        response = await self._http.send(request, stream=True)
+        try:
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > MAX_ANSWER_BYTES:
+                    raise BadResponse(
+                        f"the answer of {_where(str(request.url))} is larger than"
+                        f" {MAX_ANSWER_BYTES // 2**20} MiB, more than any answer of the"
+                        " interface holds: not read",
+                        bytes(body[:200]).decode("utf-8", "replace"),
+                    )
+        finally:
+            await response.aclose()
+        response._content = bytes(body)  # what ``aread`` sets: the body, decoded
         return response
 
     def _log(self, method, url, status, start, attempt, error) -> None:
