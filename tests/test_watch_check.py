@@ -173,6 +173,20 @@ async def test_a_429_pauses_every_request_for_its_retry_after(db: WatchDb) -> No
     assert time.now >= 7.0  # ... and so did the pacer, for every request after it
 
 
+async def test_a_service_busy_to_every_request_stops_the_check_for_later(db: WatchDb) -> None:
+    # QA: `watch check` against a service answering 429 to everything ran for ever.
+    time = FakeTime()
+    registry = Registry(range(1000001, 1000004), lambda request, npn: httpx.Response(429))
+    await add(db, registry.npns)
+    async with client_for(registry, time) as client:
+        outcome = await asyncio.wait_for(
+            run_check(db, client, "prod", today=TODAY, pacer=Pacer(10, time.clock, time.sleep)),
+            timeout=30,
+        )
+    assert outcome.check.state == STOPPED and outcome.check.pending == 3
+    assert outcome.check.message.startswith("the service kept answering that it is busy")
+
+
 async def test_an_unreachable_service_stops_the_check_for_later(db: WatchDb) -> None:
     def down(request):
         raise httpx.ConnectError("refused", request=request)

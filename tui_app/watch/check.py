@@ -39,6 +39,10 @@ DEFAULT_RATE = 10.0
 DEFAULT_CONCURRENCY = 4
 BUSY_PAUSE = 5.0
 """Seconds every request waits after a 429 that named no ``Retry-After``."""
+BUSY_GIVE_UP = 5
+"""Producers in a row still refused as busy (429) after the client's own retries, at
+which a check stops for a later run (QA: a service answering 429 to everything kept a
+check going for ever)."""
 PROFILE_SET = "Demographic"
 """The export data set holding a profile's Demographic section (agent and agency alike)."""
 
@@ -242,8 +246,10 @@ async def run_check(
                 )
             )
 
+    busy_in_a_row = 0
+
     async def work() -> None:
-        nonlocal done_here
+        nonlocal done_here, busy_in_a_row
         while not stop.is_set():
             try:
                 entry = queue.get_nowait()
@@ -264,6 +270,12 @@ async def run_check(
             except Rejected as exc:
                 if exc.status == 429:  # still busy after the client's own retries
                     queue.put_nowait(entry)
+                    busy_in_a_row += 1
+                    if busy_in_a_row >= BUSY_GIVE_UP:
+                        state.transient = (
+                            f"the service kept answering that it is busy: {exc.message}"
+                        )
+                        stop.set()
                     continue
                 await db.call(WatchStore.record_failed, check.id, entry.npn, exc.message)
                 state.failed += 1
@@ -279,6 +291,7 @@ async def run_check(
                 state.findings += found_here
                 state.read += 1
                 done_here += 1
+                busy_in_a_row = 0
             report()
 
     remove = client.on_response(on_response)
