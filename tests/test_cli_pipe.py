@@ -44,3 +44,22 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path, args):
                 create_job(journal, path, "local")
     done = run_into_closed_pipe(*args)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [(("search", "agents", "--npn", "abc"), 2), (("--env", "nope", "config", "check"), 2)],
+)
+def test_a_failure_said_into_a_closed_pipe_keeps_its_exit_code(args, code):
+    # QA: `... 2>&1 | head -0` read a failure as exit 0 (the message's broken pipe ended
+    # the command as a satisfied reader of its output does).
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tui_app", *args],
+            stdout=writer, stderr=writer, timeout=60,
+        )  # fmt: skip
+    finally:
+        os.close(writer)
+    assert done.returncode == code

@@ -80,6 +80,16 @@ def test_an_environment_name_with_control_characters_is_refused(config_file: Pat
     assert "'ab\\x1b[31mred' must be printable text" in message and "\x1b" not in message
 
 
+def test_config_check_checks_the_environment_env_names(config_file: Path, capsys) -> None:
+    # QA: `--env nope config check` said "OK; active environment sandbox", exit 0.
+    from tui_app.cli import main
+
+    assert main(["--env", "nope", "config", "check"]) == 2
+    assert capsys.readouterr().err.endswith("--env: no environment named nope\n")
+    assert main(["--env", "sandbox", "config", "check"]) == 0
+    assert capsys.readouterr().out.endswith(": OK; environment sandbox (embedded sandbox)\n")
+
+
 # --- paths --------------------------------------------------------------------------------
 
 

@@ -140,6 +140,15 @@ def _rate(text: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    saved = sys.stderr
+    sys.stderr = _Unbroken(saved)
+    try:
+        return _main(argv)
+    finally:
+        sys.stderr = saved
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     # Pydantic looks for plugins in every installed package's metadata as it builds the
     # first model (13 ms of each start); this program uses none. Set before the first
@@ -158,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # e.g. piped into head: the reader has what it wanted
-        _quiet_stdout()
+        _quiet(sys.stdout)
         return 0
 
 
@@ -182,6 +191,31 @@ class _TerminalText:
     def writelines(self, lines) -> None:
         for line in lines:
             self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+class _Unbroken:
+    """stderr whose reader may be gone (``2>&1 | head -1``): a message is then lost, but
+    the exit code it goes with is not (QA: a failure read as exit 0, as the message's
+    broken pipe ended the command the way a satisfied reader of its output does)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            _quiet(self._stream)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            _quiet(self._stream)
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
@@ -223,12 +257,12 @@ def _run(args: argparse.Namespace) -> int:
     return _tui(args)
 
 
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's final flush does not complain
-    about the closed pipe."""
+def _quiet(stream) -> None:
+    """Point ``stream`` at /dev/null so that no later write, nor the interpreter's final
+    flush, complains about the closed pipe."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
     except (OSError, ValueError):
         pass
 
@@ -250,9 +284,10 @@ def _config(args: argparse.Namespace) -> int:
             where = f"{config_path()}{f':{line}' if line else ''}"
             print(f"producer-tui: {where}: {problem}", file=sys.stderr)
         return 2
-    name, env = config.active_env()
+    name, env = config.chosen(args.env)  # QA: --env nope said "OK"
     where = "embedded sandbox" if env.embedded else env.group_url("search")
-    print(f"{config_path()}: OK; active environment {name} ({where})")
+    which = "environment" if args.env else "active environment"
+    print(f"{config_path()}: OK; {which} {name} ({where})")
     return 0
 
 
@@ -286,10 +321,7 @@ def _tui(args: argparse.Namespace) -> int:
     from tui_app.config import load_config
 
     config = load_config()
-    if args.env and args.env not in config.environments:
-        from tui_app.config import ConfigError, config_path
-
-        raise ConfigError(f"{config_path()}: --env: no environment named {args.env}")
+    config.chosen(args.env)  # a name the config lacks is refused before the app starts
     from tui_app.ui.app import ProducerApp
 
     app = ProducerApp(config, env_name=args.env)

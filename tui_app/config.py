@@ -444,6 +444,14 @@ class Config(_Model):
         """The active environment's name and settings."""
         return self.active, self.environments[self.active]
 
+    def chosen(self, name: str | None) -> tuple[str, Environment]:
+        """The name and settings of the environment ``--env`` names, or of the active one;
+        :class:`ConfigError` for a name the config does not have."""
+        name = name or self.active
+        if name not in self.environments:
+            raise ConfigError(f"{config_path()}: --env: no environment named {name}")
+        return name, self.environments[name]
+
 
 def default_config() -> Config:
     """What a first run writes: just the embedded sandbox, so the app works offline."""

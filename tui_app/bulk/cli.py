@@ -45,7 +45,7 @@ from tui_app.bulk.preflight import Preflight, preflight
 from tui_app.bulk.report import ReportExists, check_outputs, write_report
 from tui_app.bulk.source import SourceError
 from tui_app.bulk.worker import WorkerFailed, look, spawn, work
-from tui_app.config import ConfigError, Environment, config_path, load_config
+from tui_app.config import ConfigError, Environment, load_config
 from tui_app.contract.bulk import MAX_RECOMMENDED_BATCH
 from tui_app.words import counted
 
@@ -87,11 +87,7 @@ def _say(message: str) -> None:
 
 
 def _environment(name: str | None) -> tuple[str, Environment]:
-    config = load_config()
-    name = name or config.active
-    if name not in config.environments:
-        raise ConfigError(f"{config_path()}: --env: no environment named {name}")
-    return name, config.environments[name]
+    return load_config().chosen(name)
 
 
 # --- actions -----------------------------------------------------------------------------

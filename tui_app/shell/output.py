@@ -54,13 +54,9 @@ def output_format(args: argparse.Namespace) -> str:
 
 def environment(args: argparse.Namespace):
     """(name, Environment) of ``--env`` or the active one; ``ConfigError`` otherwise."""
-    from tui_app.config import ConfigError, config_path, load_config
+    from tui_app.config import load_config
 
-    config = load_config()
-    name = getattr(args, "env", None) or config.active
-    if name not in config.environments:
-        raise ConfigError(f"{config_path()}: --env: no environment named {name}")
-    return name, config.environments[name]
+    return load_config().chosen(getattr(args, "env", None))
 
 
 _LAST: dict[str, Any] = {}
