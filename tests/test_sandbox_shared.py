@@ -175,6 +175,40 @@ async def test_1_the_gate_stops_reading_at_the_limit(tmp_path):
     sandbox.db.close()
 
 
+@pytest.mark.parametrize("web_docs", [True, False])
+async def test_1_a_client_gone_mid_body_ends_its_request_quietly(tmp_path, web_docs):
+    # QA: a bulk submit cut off by Ctrl-C printed three "Exception in ASGI application"
+    # tracebacks (ClientDisconnect) in the served sandbox's log.
+    sandbox = Sandbox(SandboxSettings(db_path=tmp_path / "gone.db"))
+    app = create_app(sandbox, manage=False, web_docs=web_docs)
+    messages = iter([{"type": "http.request", "body": b"{", "more_body": True}])
+
+    async def receive():
+        return next(messages, {"type": "http.disconnect"})
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/bulk/v1/profile",
+        "raw_path": b"/bulk/v1/profile",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/x-ndjson")],
+        "http_version": "1.1",
+        "scheme": "http",
+        "server": ("t", 80),
+        "client": ("c", 1),
+        "root_path": "",
+    }
+    await app(scope, receive, send)  # raised ClientDisconnect
+    assert sent == []  # no one to answer
+    sandbox.db.close()
+
+
 # --- 2. records per bulk request are capped -------------------------------------------------
 
 
@@ -500,3 +534,16 @@ def test_8_bad_db_or_import_rules_is_one_line_and_exit_2(tmp_path):
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and words in lines[0], (args, result.stderr)
     assert not_sqlite.read_text().startswith("these are")
+
+
+def test_serving_for_a_process_that_is_not_running_is_refused_in_a_line(tmp_path, capsys):
+    # QA: `sandbox serve --stop-with 999999` printed an OSError traceback.
+    from tui_app.cli import main
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    args = ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--port", "0"]
+    assert main([*args, "--stop-with", str(gone.pid)]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"--stop-with: no process {gone.pid} is running\n")
+    assert "Traceback" not in err

@@ -352,7 +352,7 @@ def _say_running_jobs() -> None:
 def _sandbox_serve(args: argparse.Namespace) -> int:
     import os
 
-    from tui_app.sandbox.serve import serve
+    from tui_app.sandbox.serve import alive, serve
 
     def usage(message: str) -> int:
         print(f"producer-tui sandbox serve: {message}", file=sys.stderr)
@@ -371,6 +371,8 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
                 f"--token-env: the environment variable {args.token_env} is not set "
                 "or is empty; an empty token would let anyone in"
             )
+    if args.stop_with is not None and not alive(args.stop_with):
+        return usage(f"--stop-with: no process {args.stop_with} is running")
     return serve(
         host=args.host,
         port=args.port,

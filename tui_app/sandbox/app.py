@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -332,6 +332,10 @@ class Gate:
             if started:
                 raise
             await _error(413, f"request body larger than {limit} bytes")(scope, receive, send)
+        except ClientDisconnect:
+            # The client went while sending its body (a Ctrl-C, a killed worker): there is
+            # no one to answer, and nothing went wrong here (QA: three tracebacks a time).
+            return
 
 
 # --- the app -------------------------------------------------------------------------------

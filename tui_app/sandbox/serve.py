@@ -111,12 +111,14 @@ async def _stop_with(pid: int, server: uvicorn.Server) -> None:
     served for one process must not outlive it, holding a port. The pid is given, not
     read as this process's parent: a worker killed while this one still started up would
     have left init as the parent."""
-    while _alive(pid):
+    while not server.started:  # a stop asked for mid start-up ends uvicorn with a traceback
+        await asyncio.sleep(0.05)
+    while alive(pid):
         await asyncio.sleep(0.5)
     server.should_exit = True
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
