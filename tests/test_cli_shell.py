@@ -346,6 +346,15 @@ def test_order_submit_list_and_update(capsys, served, tmp_path):
     assert code == 0 and "SH100" in out and "AS" in out
 
 
+def test_an_order_file_with_a_byte_order_mark_is_submitted(capsys, served, tmp_path):
+    # QA: refused with "Unexpected UTF-8 BOM (decode using utf-8-sig)", exit 2.
+    path = order_file(tmp_path, "SHBOM1")
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    code, out, err = run(capsys, "order", "submit", str(path))
+    assert code == 0, err
+    assert OrderResponse.model_validate_json(out).order.itemDetails["clientOrderNum"] == "SHBOM1"
+
+
 def test_order_submit_in_xml_and_an_order_known_only_to_the_service(
     capsys, served, tmp_path, monkeypatch
 ):

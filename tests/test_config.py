@@ -90,6 +90,15 @@ def test_config_check_checks_the_environment_env_names(config_file: Path, capsys
     assert capsys.readouterr().out.endswith(": OK; environment sandbox (embedded sandbox)\n")
 
 
+def test_a_config_saved_with_a_byte_order_mark_is_read(config_file: Path) -> None:
+    # Found beside QA's BOM order file: "(top level): invalid TOML: Invalid statement".
+    config_file.parent.mkdir(parents=True)
+    config_file.write_bytes(
+        b'\xef\xbb\xbfactive = "sandbox"\n[environments.sandbox]\nembedded = true\n'
+    )
+    assert load_config() == default_config()
+
+
 # --- paths --------------------------------------------------------------------------------
 
 

@@ -263,6 +263,13 @@ def test_an_order_draft_reads_back_as_saved_and_stays_private(tmp_path, suffix):
     assert read_order_draft(path) == ORDER_DRAFT
 
 
+def test_an_order_draft_saved_by_notepad_reads_despite_its_byte_order_mark(tmp_path):
+    # QA: `order submit bom.json` said "Unexpected UTF-8 BOM (decode using utf-8-sig)".
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(ORDER_DRAFT).encode())
+    assert read_order_draft(path) == ORDER_DRAFT
+
+
 @pytest.mark.parametrize(
     ("name", "content"),
     [

@@ -484,7 +484,7 @@ def _read_config(path: Path) -> Config | None:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file: {exc}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte order mark, as Notepad writes, is no statement
     except UnicodeDecodeError as exc:
         from tui_app.wire.errors import not_utf8
 

@@ -308,21 +308,24 @@ def read_order_draft(path: Path) -> dict[str, Any]:
     """An order draft saved by :func:`save_order_draft` (or written by hand), not
     validated. Raises ``OSError``, or ``ValueError`` saying why it is no draft."""
     regular_file(path)
-    if order_draft_format(path) == "xml":
-        from tui_app.contract.order import Order
-        from tui_app.wire.xml import load_xml_data
+    return order_values(path.read_bytes(), xml=order_draft_format(path) == "xml")
 
-        values = load_xml_data(path.read_bytes(), Order, "Order")
-    else:
-        raw = path.read_bytes()
-        try:  # in words, not Python's ("'utf-8' codec can't decode byte 0xff in position 19")
-            values = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise ValueError(not_utf8(raw, exc)) from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-        except RecursionError:
-            raise ValueError("it is nested too deeply to be a draft") from None
+
+def order_values(raw: bytes, *, xml: bool) -> dict[str, Any]:
+    """The values of an order file (a draft, or the CLI's order to submit): an XML
+    ``Order`` document, or JSON, which may begin with a byte order mark (Notepad's). Not
+    validated. Raises ``ValueError`` saying why it is no order."""
+    from tui_app.contract.order import Order
+    from tui_app.wire.xml import load_xml_data
+
+    try:  # in words, not Python's ("'utf-8' codec can't decode byte 0xff in position 19")
+        values = load_xml_data(raw, Order, "Order") if xml else json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(not_utf8(raw, exc)) from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError("it is nested too deeply to be an order") from None
     if not isinstance(values, dict):
-        raise ValueError("a draft is an object with tlq and data")
+        raise ValueError("an order is an object with tlq and data")
     return values

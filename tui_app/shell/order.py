@@ -42,30 +42,20 @@ def run(args: argparse.Namespace) -> int:
 
 def read_order(path: Path) -> dict:
     """An order file as a dict: JSON, or XML with root ``<Order>`` (as the TUI saves
-    drafts). Raises ``Usage``."""
-    from tui_app.contract.order import Order
-    from tui_app.wire.errors import WireError, not_utf8, regular_file
+    drafts), told by its suffix or its first character (it may be a pipe). Raises
+    ``Usage``."""
+    from tui_app.export_files import order_values
+    from tui_app.wire.errors import regular_file
 
     try:
         raw = regular_file(path).read_bytes()
     except OSError as exc:
         raise Usage(f"{path}: {exc.strerror or exc}") from None
+    xml = path.suffix.lower() == ".xml" or raw.lstrip().startswith(b"<")
     try:
-        if path.suffix.lower() == ".xml" or raw.lstrip().startswith(b"<"):
-            from tui_app.wire.xml import load_xml_data
-
-            values = load_xml_data(raw, Order, "Order")
-        else:
-            values = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise Usage(f"{path}: {not_utf8(raw, exc)}") from None
-    except json.JSONDecodeError as exc:
-        raise Usage(f"{path}: not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except (WireError, RecursionError) as exc:
+        return order_values(raw, xml=xml)
+    except ValueError as exc:
         raise Usage(f"{path}: {exc}") from None
-    if not isinstance(values, dict):
-        raise Usage(f"{path}: an order is an object with tlq and data")
-    return values
 
 
 def _submit(args: argparse.Namespace) -> int:
