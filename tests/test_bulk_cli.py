@@ -265,6 +265,8 @@ def test_report_files_refused_leave_no_job_and_send_nothing(capsys, served, tmp_
     for report, words in (
         (out / "x.csv", "already exists"),
         (tmp_path / "nowhere" / "x.csv", "there is no folder"),
+        # QA: a folder whose bits say writable (root's view) but that takes no file.
+        (Path("/proc/x.csv"), "the folder /proc is not writable"),
         (out, "is a folder"),
         (tmp_path / "in.ndjson", "input file"),
     ):

@@ -121,6 +121,7 @@ def test_days_narrow_what_expires(sandbox, capsys):
         (("check", "--days", "-1"), "--days must be between 0 and 3650"),
         (("check", "--report", "."), "--report . is a folder: give the report's file name"),
         (("check", "--report", "none/r.csv"), "--report none/r.csv: there is no folder none"),
+        (("check", "--report", "/proc/r.csv"), "the folder /proc is not writable"),
     ],
 )
 def test_bad_input_exits_2_naming_it(sandbox, capsys, args, message):

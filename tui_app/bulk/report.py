@@ -7,13 +7,12 @@ written in constant memory.
 from __future__ import annotations
 
 import csv
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from tui_app.bulk.journal import TO_FIX, Journal
 from tui_app.bulk.source import SourceChanged, SourceError, SourceFile, verify_unchanged
-from tui_app.private_files import open_private, safe_cell
+from tui_app.private_files import can_write_in, open_private, safe_cell
 
 COLUMNS = (
     "line",
@@ -106,7 +105,7 @@ def check_outputs(source_path: Path, *outputs: Path, overwrite: bool = False) ->
             raise SourceError(f"{out} is a folder: name a file")
         if not folder.is_dir():
             raise SourceError(f"{out}: there is no folder {folder} to write it in")
-        if not os.access(folder, os.W_OK | os.X_OK):
+        if not can_write_in(folder):
             raise SourceError(f"{out}: the folder {folder} is not writable")
     if len({out.resolve() for out in outputs}) < len(outputs):  # the second would replace
         raise SourceError(f"{outputs[-1]} would hold both the report and the lines to fix: "

@@ -137,6 +137,7 @@ def _list(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) ->
 
 
 def _check(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -> int:
+    from tui_app.private_files import can_write_in
     from tui_app.watch.check import CheckSettings
 
     days = env.watch_days if args.days is None else args.days
@@ -151,6 +152,8 @@ def _check(db: WatchDb, name: str, env: Environment, args: argparse.Namespace) -
             raise _Usage(f"--report {report} is a folder: give the report's file name")
         if not report.parent.is_dir():
             raise _Usage(f"--report {report}: there is no folder {report.parent}")
+        if not can_write_in(report.parent):
+            raise _Usage(f"--report {report}: the folder {report.parent} is not writable")
         if report.exists() and not args.force:
             raise _Usage(f"{report} exists: add --force to replace it")
     if asyncio.run(db.call(WatchStore.roster_size, name)) == 0:
