@@ -120,6 +120,46 @@ def test_lines_that_are_not_records_say_why(value: str, error: str):
     assert any(error in e for e in result.errors), result.errors
 
 
+REF = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
+REPEATED = {
+    "profileKey": ('"profileKey":"T9"', '"profileKey":"T10"'),
+    "ssn": ('"ssn":"900000001"', '"ssn":"900000002"'),
+    "clientRefId": (
+        f'"clientRefId":"{REF}"',
+        '"clientRefId":"3f2504e0-4f89-11d3-9a0c-0305e82c3302"',
+    ),
+    "city": ('"city":', '"city":"Elsewhere"'),
+}
+
+
+def _repeating(key: str) -> str:
+    where, repeat = REPEATED[key]
+    raw = json.dumps(envelope(agent("T9", 1), REF), separators=(",", ":"))
+    assert where in raw
+    return raw.replace(where, f"{repeat},{where}", 1)
+
+
+@pytest.mark.parametrize("key", ["profileKey", "ssn", "clientRefId"])
+def test_an_identity_key_repeated_in_one_object_makes_the_line_invalid(key: str):
+    # QA: profileKey "T9" then "T10" in one line was counted valid as T10, and sent as
+    # written: the service may import T9 (JSON leaves open which value counts).
+    result, record = checked(_repeating(key))  # from its bytes as parsed: the same
+    assert record is None and not result.valid
+    assert result.errors == (
+        f"the key '{key}' appears twice in one object: the service may read either value",
+    )
+
+
+def test_any_key_repeated_is_refused_where_the_line_is_parsed():
+    # A line read from its bytes is looked at for its identity keys only (three counts
+    # of bytes); one parsed (another spelling, or to be sure) is refused for any repeat.
+    (line,) = read_raw(io.BytesIO(_repeating("city").encode() + b"\n"))
+    result, _ = check(line.parsed())
+    assert result.errors == (
+        "the key 'city' appears twice in one object: the service may read either value",
+    )
+
+
 def test_a_line_records_its_number_offset_and_crc():
     data = b"\n" + json.dumps(agent("K3", 3)).encode() + b"\n"
     (line,) = read_raw(io.BytesIO(data))

@@ -216,9 +216,10 @@ def check(line: Line | RawLine) -> tuple[Checked, Record | None]:
                 spelling_refused = True  # the parsed line says where, below
             else:
                 record = item.data.record
-                return result(record.kind, record.ProfileKey, same_ref(item.clientRefId),
-                              record=record, send_as=1)  # fmt: skip
-        line = line.parsed()
+                if not _may_repeat_identity(line.raw, record.kind):
+                    return result(record.kind, record.ProfileKey, same_ref(item.clientRefId),
+                                  record=record, send_as=1)  # fmt: skip
+        line = line.parsed()  # which refuses a key repeated in one object
     value = line.value
     if value is None:
         return result(errors=[line.error or "unreadable line"])
@@ -242,6 +243,19 @@ def check(line: Line | RawLine) -> tuple[Checked, Record | None]:
         return result(model.kind, _field(value, "profileKey"), errors=_messages(exc))
     send_as = (2 if record.kind == "agent" else 3) if as_written else 0
     return result(record.kind, record.ProfileKey, str(uuid.uuid4()), record=record, send_as=send_as)
+
+
+_IDENTITY_KEYS = {
+    "agent": (b'"clientRefId"', b'"profileKey"', b'"ssn"'),
+    "agency": (b'"clientRefId"', b'"profileKey"', b'"tin"'),
+}
+
+
+def _may_repeat_identity(raw: bytes, kind: str) -> bool:
+    """Whether a line read in the bulk spelling may hold a key of its identity twice (a
+    validation from bytes keeps the last value; the service might read the first). Three
+    counts of bytes, a microsecond; a line they flag is parsed to be sure."""
+    return any(raw.count(key) > 1 for key in _IDENTITY_KEYS[kind])
 
 
 _Model = TypeVar("_Model", bound=BaseModel)

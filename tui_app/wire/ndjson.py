@@ -88,13 +88,32 @@ def _split_lines(lines: Iterable[bytes], offset: int, number: int) -> Iterator[R
         number += 1
 
 
+class RepeatedKey(ValueError):
+    """An object holding one key twice: JSON leaves open which value counts, so the
+    service may read another profile than the one validated and journalled (QA: a line
+    with profileKey "T9" then "T10" was counted valid as T10)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        keys = [k for k, _ in pairs]
+        key = next(k for i, k in enumerate(keys) if k in keys[:i])
+        raise RepeatedKey(
+            f"the key {key!r} appears twice in one object: the service may read either value"
+        )
+    return value
+
+
 def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, f"line is not valid UTF-8 (byte {exc.start + 1})"
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_keys)
+    except RepeatedKey as exc:
+        return None, str(exc)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON: {exc.msg} at column {exc.colno}"
     except ValueError as exc:  # e.g. an integer beyond Python's digit limit
