@@ -791,3 +791,17 @@ def test_option_values_are_refused_in_words(capsys, args, words):
         main(args)
     assert refused.value.code == 2
     assert f"argument {words}" in capsys.readouterr().err
+
+
+def test_an_answer_xml_cannot_carry_is_a_bad_answer_not_bad_input():
+    # QA: a name holding ESC, asked for with --format xml, exited 2 ("bad local input,
+    # nothing sent") although the service had answered.
+    from tui_app.client.errors import BadResponse
+    from tui_app.contract.record import FullRecordResponse
+    from tui_app.shell.output import xml_text
+
+    answer = FullRecordResponse.model_validate(
+        {"NiprFullInfo": {"Producer": {"Npn": 1}, "Biographic": {"FirstName": "A\x1bB"}}}
+    )
+    with pytest.raises(BadResponse, match="cannot be shown as XML: .*--format json shows it"):
+        xml_text(answer, "FullRecordResponse")

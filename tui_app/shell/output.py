@@ -139,9 +139,16 @@ def xml_text(model: Any, root: str) -> str:
     raw = _raw("xml")
     if raw is not None:
         return raw.content.decode("utf-8", errors="replace")
+    from tui_app.client.errors import BadResponse
+    from tui_app.wire.errors import WireError
     from tui_app.wire.xml import dump_xml_dict
 
-    return dump_xml_dict(root, answer_dict(model)).decode("utf-8")
+    try:
+        return dump_xml_dict(root, answer_dict(model)).decode("utf-8")
+    except WireError as exc:  # the service's answer, not local input (QA: it said exit 2)
+        raise BadResponse(
+            f"the answer cannot be shown as XML: {exc}; --format json shows it"
+        ) from None
 
 
 def emit(model: Any, fmt: str, root: str, table: Any) -> None:
