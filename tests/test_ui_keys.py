@@ -487,3 +487,25 @@ async def test_buttons_and_hints_name_a_remapped_key_as_it_is(ui_app):
             await area(app, pilot, area_key)
             assert str(app.screen.query_one(button, Button).label) == words
             assert hint[1] in str(app.screen.query_one(hint[0], Static).render())
+
+
+@pytest.mark.parametrize(
+    ("text", "said"), [("19000001\nsecond line\n", True), ("19000001\n", False)]
+)
+async def test_a_paste_of_many_lines_into_a_field_says_only_the_first_went_in(ui_app, text, said):
+    # QA: "Line1⏎Line2…" pasted into ProfileKey left "Line1", without a word.
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        field = app.screen.query_one("#npn", Input)
+        field.focus()
+        await pilot.pause()
+        field.post_message(events.Paste(text))
+        await pilot.pause()
+        assert field.value == "19000001"
+        warned = [n.message for n in shown(app) if n.severity == "warning"]
+        assert warned == (
+            ["Only the first of the 2 lines pasted went in: a field holds one line."]
+            if said
+            else []
+        )

@@ -17,6 +17,16 @@ class TextInput(Input):
         kwargs.setdefault("select_on_focus", False)
         super().__init__(*args, **kwargs)
 
+    def _on_paste(self, event: events.Paste) -> None:
+        # Input keeps a paste's first line (and runs after this): the rest is said, not
+        # dropped in silence (QA: "Line1⏎Line2" pasted into ProfileKey left "Line1").
+        lines = event.text.splitlines()
+        if any(line.strip() for line in lines[1:]):
+            self.notify(
+                f"Only the first of the {len(lines)} lines pasted went in: a field holds one line.",
+                severity="warning",
+            )
+
     async def _on_key(self, event: events.Key) -> None:
         # Textual runs a widget's key bindings only once the key has bubbled up to the
         # app, after the characters queued behind it were typed: Ctrl+U then "xyz",
