@@ -53,3 +53,14 @@ def test_a_lone_value_of_a_list_field_is_shown_whole():
     spec = FieldSpec("data.loa", "loa", "list", False)
     assert to_text(spec, "10") == "10"
     assert to_text(spec, ["Life", "Casualty"]) == "Life, Casualty"
+
+
+def test_a_profiles_dates_and_tax_ids_say_their_shape_in_the_empty_field():
+    # QA: DateOfBirth said its format (an ISO date-time) only after a wrong entry; Ssn and
+    # Tin said nothing.
+    from tui_app.contract.profile import AgencyRecord, AgentRecord
+    from tui_app.ui.fields import describe, flatten
+
+    hints = {f.path: f.hint for m in (AgentRecord, AgencyRecord) for f in flatten(describe(m))}
+    assert hints["Demographic.DateOfBirth"] == "a date-time: 2024-05-31T00:00:00"
+    assert hints["Ssn"] == hints["Tin"] == "usually 9 digits"

@@ -195,7 +195,9 @@ def _check_iso_datetime(value: Any, info: ValidationInfo) -> Any:
 
 ISO_HABIT = Habit(is_iso_datetime, "is not an ISO 8601 date-time such as 2024-05-31T00:00:00")
 
-IsoDateTime = Annotated[str, BeforeValidator(_check_iso_datetime), ISO_HABIT]
+IsoDateTime = Annotated[
+    str, BeforeValidator(_check_iso_datetime), ISO_HABIT, Shape("a date-time: 2024-05-31T00:00:00")
+]
 """A date-time kept as the text it arrived as, so that round trips lose nothing: ISO 8601
 in bulk records (the spec's date-time), any text in XML documents (with a warning)."""
 

@@ -30,6 +30,7 @@ from tui_app.contract.base import (
     RecordModel,
     Required,
     ResponseModel,
+    Shape,
     rule_error,
 )
 from tui_app.contract.jurisdictions import STATE_HABIT, ZIP_HABIT
@@ -48,7 +49,7 @@ def _as_text(value: Any) -> Any:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-TaxId = Annotated[Required, NINE_DIGITS]
+TaxId = Annotated[Required, NINE_DIGITS, Shape("usually 9 digits")]
 """``Ssn`` / ``Tin``: the spec says only "string, required"; not 9 digits only warns."""
 
 
