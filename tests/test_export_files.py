@@ -213,6 +213,8 @@ def test_a_file_of_many_records_is_not_read_as_its_first(tmp_path):
         ("[1]\n", "line 1: line is not a JSON object"),
         ('{"ProfileKey": "X"}\n', "cannot tell an agent (Ssn) from an agency (Tin)"),
         ('{"clientRefId": "x", "data": {"agent": {}, "agency": {}}}\n', "exactly one of agent"),
+        # QA: said "cannot tell an agent (Ssn) from an agency (Tin)", the ssn right there.
+        ('{"agent": {"profileKey": "K", "ssn": "900000001"}}\n', "the data of a bulk envelope"),
     ],
 )
 def test_an_unusable_line_says_why(tmp_path, content, message):
@@ -220,6 +222,13 @@ def test_an_unusable_line_says_why(tmp_path, content, message):
     path.write_text(content)
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         read_profile(path)
+
+
+def test_an_xml_document_without_the_suffix_is_read_as_one(tmp_path):
+    # QA: `profile check /dev/stdin < agent.xml` said "line 1: not valid JSON".
+    path = tmp_path / "piped"
+    path.write_text("\n  <Agent><ProfileKey>K1</ProfileKey><Ssn>900000001</Ssn></Agent>")
+    assert read_profile(path) == ("agent", {"ProfileKey": "K1", "Ssn": "900000001"})
 
 
 def test_an_xml_document_of_another_kind_is_refused(tmp_path):

@@ -183,7 +183,9 @@ def read_profile(path: Path) -> tuple[str, dict[str, Any]]:
     bulk envelope or a bare record in either spelling. Raises ``ValueError`` (``WireError``
     and :class:`ManyRecords` are ones) or ``OSError`` saying why it cannot."""
     regular_file(path)
-    if path.suffix.lower() == ".xml":
+    with open(path, "rb") as file:  # a document without the .xml suffix (stdin) is one too
+        xml = path.suffix.lower() == ".xml" or file.read(512).lstrip().startswith(b"<")
+    if xml:
         from tui_app.wire.xml import load_xml_data, load_xml_dict
 
         raw = path.read_bytes()
@@ -215,6 +217,12 @@ def _unwrap_line(value: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         kind for kind, model in RECORD_MODELS.items()
         if {model.id_field, model.id_field.lower()} & value.keys()
     ]  # fmt: skip
+    if not kinds and [k for k in value if isinstance(value[k], dict)] in (["agent"], ["agency"]):
+        # QA: {"agent": {...}} was said to be neither an agent nor an agency.
+        raise ValueError(
+            'a record under "agent" or "agency" is the data of a bulk envelope: write'
+            ' {"clientRefId": "...", "data": {"agent": {...}}}, or the record alone'
+        )
     if len(kinds) != 1:
         raise ValueError("cannot tell an agent (Ssn) from an agency (Tin) in this record")
     return kinds[0], value
