@@ -219,6 +219,8 @@ def test_bad_usage_and_config_problems_exit_2(capsys, served, config_file, tmp_p
         job = create_job(journal, path, "served")
     code, _, err = bulk(capsys, "resume", job.id, "--env", "other")
     assert code == 2 and "was submitted to environment served, not other" in err
+    code, out, err = bulk(capsys, "status", "--follow")  # QA: it listed every job instead
+    assert (code, out) == (2, "") and "--follow follows one job: name it" in err
     with pytest.raises(SystemExit) as usage:
         main(["bulk", "submit"])
     assert usage.value.code == 2

@@ -270,6 +270,9 @@ def _status(journal: Journal, args: argparse.Namespace) -> int:
             return _follow(journal, args)
         _show_job(journal, journal.job(args.job))
         return 0
+    if args.follow:  # QA: it listed every job, as if --follow were not there
+        _say("--follow follows one job: name it (producer-tui bulk status JOB --follow)")
+        return 2
     env = getattr(args, "env", None)
     jobs = journal.jobs(env)
     if not jobs:
