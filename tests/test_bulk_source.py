@@ -16,6 +16,7 @@ from tui_app.bulk.source import (
     SourceChanged,
     SourceError,
     check,
+    first_records,
     inspect_file,
     verify_unchanged,
 )
@@ -245,3 +246,13 @@ def test_a_touched_file_still_matches_but_a_changed_one_does_not(tmp_path: Path)
     path.unlink()
     with pytest.raises(SourceChanged, match="cannot read"):
         verify_unchanged(path, fingerprint)
+
+
+def test_the_first_records_of_a_file_say_how_many_are_valid(tmp_path: Path):
+    good = json.dumps(envelope(agent("F1", 1)))
+    path = tmp_path / "f.ndjson"
+    path.write_text("\n".join(["[1]", "", good, "{oops"] + [good] * 200) + "\n")
+    assert first_records(path, count=3) == (3, 1, "line 1: line is not a JSON object")
+    assert first_records(path)[:2] == (100, 98)
+    with pytest.raises(SourceError, match="no such file"):
+        first_records(tmp_path / "none.ndjson")

@@ -447,6 +447,24 @@ async def test_a_bad_path_gives_a_clear_message(ui_app, tmp_path):
         assert Journal().jobs() == []
 
 
+async def test_a_file_not_checked_whose_first_records_are_all_invalid_asks_first(ui_app, tmp_path):
+    # QA: 3,000 lines of {"agent": {...}} (no envelope), submitted with F5 and no check,
+    # made a job that "completed" nothing. Its first records say so before a job is made.
+    bad = tmp_path / "bad.ndjson"
+    write_lines(bad, [BAD_SSN] * 150)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        screen.query_one("#bulk-path", Input).value = str(bad)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        question = str(app.screen.query_one(".dialog-text").render())
+        assert question.startswith("In bad.ndjson, its first 100 records are invalid (line 1: ")
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert Journal().jobs() == []
+
+
 # --- jobs from elsewhere -------------------------------------------------------------------
 
 

@@ -32,7 +32,7 @@ from tui_app.contract.bulk import GUID, BulkItem
 from tui_app.contract.errors import field_errors
 from tui_app.contract.profile import AgencyRecord, AgentRecord
 from tui_app.wire.errors import file_kind, not_utf8
-from tui_app.wire.ndjson import Line, RawLine, read_lines
+from tui_app.wire.ndjson import Line, RawLine, read_lines, read_raw
 
 Record = AgentRecord | AgencyRecord
 
@@ -74,6 +74,25 @@ def check_file(path: Path) -> int:
     """
     with _opened(path) as file:
         return os.fstat(file.fileno()).st_size
+
+
+def first_records(path: Path, count: int = 100) -> tuple[int, int, str | None]:
+    """(records looked at, how many are valid, the first one's problem) among the first
+    ``count`` records of ``path``: a few milliseconds that tell a file of the wrong shape
+    before a job is made of it. Raises :class:`SourceError` as :func:`check_file`."""
+    seen = valid = 0
+    problem = None
+    with _opened(path) as file:
+        file.seek(0)
+        for line in read_raw(file):
+            checked, _ = check(line)
+            seen += 1
+            valid += checked.valid
+            if problem is None and not checked.valid:
+                problem = f"line {line.number}: {checked.errors[0]}"
+            if seen == count:
+                break
+    return seen, valid, problem
 
 
 def inspect_file(path: Path) -> Fingerprint:

@@ -31,7 +31,7 @@ from tui_app.bulk.control import JobControl
 from tui_app.bulk.journal import DONE, STOPPED, Job, JobBusy, JournalError
 from tui_app.bulk.pipeline import AlreadySubmitted
 from tui_app.bulk.preflight import Preflight, preflight
-from tui_app.bulk.source import SourceError
+from tui_app.bulk.source import SourceError, first_records
 from tui_app.bulk.worker import Attached, WorkerFailed
 from tui_app.ui.bulk_words import (
     clip,
@@ -260,6 +260,21 @@ class BulkScreen(AreaScreen):
                 f"{found.invalid:,} problems. Submit it anyway?", yes="Submit"))  # fmt: skip
             if not go:
                 return
+        elif found is None or found.path != path.resolve():
+            # Not checked (F3): its first records tell a file of the wrong shape (QA: 3,000
+            # lines, every one invalid, made a job that "completed" nothing).
+            try:
+                seen, valid, problem = await asyncio.to_thread(first_records, path)
+            except SourceError:
+                seen = valid = 0  # said by the job's creation below
+            if seen and not valid:
+                what = "its one record is" if seen == 1 else f"its first {seen:,} records are"
+                go = await self.app.push_screen_wait(ConfirmScreen(
+                    f"In {path.name}, {what} invalid ({problem}): the job may only list "
+                    f"problems. Submit it anyway, or check it first ({self.key('bulk.check')})?",
+                    yes="Submit"))  # fmt: skip
+                if not go:
+                    return
         env = self.app.config.environments.get(self.app.env_name)
         try:
             job = await self._new_job(path, env.bulk_max_request_bytes if env else None)
