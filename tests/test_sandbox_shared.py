@@ -140,6 +140,23 @@ def test_1_memory_stays_flat_under_a_large_chunked_body(served_sandbox):
     assert vm_hwm(served_sandbox.process.pid) - before < 32 * MIB
 
 
+def post_scope(path: str, content_type: str) -> dict:
+    """The ASGI scope of a POST to ``path``, for calling the app directly."""
+    return {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"content-type", content_type.encode())],
+        "http_version": "1.1",
+        "scheme": "http",
+        "server": ("t", 80),
+        "client": ("c", 1),
+        "root_path": "",
+    }
+
+
 async def test_1_the_gate_stops_reading_at_the_limit(tmp_path):
     sandbox = Sandbox(SandboxSettings(db_path=tmp_path / "gate.db", max_body=1000))
     app = create_app(sandbox, manage=False)
@@ -155,20 +172,7 @@ async def test_1_the_gate_stops_reading_at_the_limit(tmp_path):
     async def send(message):
         sent.append(message)
 
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/producerpdbsearch/v1/agent/search",
-        "raw_path": b"/producerpdbsearch/v1/agent/search",
-        "query_string": b"",
-        "headers": [(b"content-type", b"application/json")],
-        "http_version": "1.1",
-        "scheme": "http",
-        "server": ("t", 80),
-        "client": ("c", 1),
-        "root_path": "",
-    }
-    await app(scope, receive, send)
+    await app(post_scope("/producerpdbsearch/v1/agent/search", "application/json"), receive, send)
     assert sent[0]["status"] == 413
     assert reads == 11  # 1,100 bytes: one read past the limit, not one more
     assert isinstance(app.user_middleware[0].cls, type) and app.user_middleware[0].cls is Gate
@@ -191,20 +195,7 @@ async def test_1_a_client_gone_mid_body_ends_its_request_quietly(tmp_path, web_d
     async def send(message):
         sent.append(message)
 
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/bulk/v1/profile",
-        "raw_path": b"/bulk/v1/profile",
-        "query_string": b"",
-        "headers": [(b"content-type", b"application/x-ndjson")],
-        "http_version": "1.1",
-        "scheme": "http",
-        "server": ("t", 80),
-        "client": ("c", 1),
-        "root_path": "",
-    }
-    await app(scope, receive, send)  # raised ClientDisconnect
+    await app(post_scope("/bulk/v1/profile", "application/x-ndjson"), receive, send)  # raised
     assert sent == []  # no one to answer
     sandbox.db.close()
 

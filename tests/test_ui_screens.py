@@ -181,18 +181,28 @@ async def test_a_dialogs_question_wraps_whole(ui_app, size):
             await pilot.pause()
 
 
+AREAS = ("search", "orders", "profiles", "bulk", "export", "settings", "watch")
+
+
+async def each_area_resized(app, pilot, sizes):
+    """Open each area in turn and resize the terminal to each of ``sizes``: (area, size)
+    after each resize."""
+    await settle(app, pilot)
+    for mode in AREAS:
+        await app.switch_mode(mode)
+        await settle(app, pilot)
+        for size in sizes:
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            yield mode, size
+
+
 async def test_every_area_survives_a_terminal_shrunk_to_almost_nothing(ui_app):
     """Seen: Settings ended the app when a terminal went from 50 to 20 columns (its list
     of environments, narrowed to nothing, could not wrap its names)."""
     app = ui_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        for mode in ("search", "orders", "profiles", "bulk", "export", "settings", "watch"):
-            await app.switch_mode(mode)
-            await settle(app, pilot)
-            for size in ((50, 15), (20, 6), (5, 3), (80, 24)):
-                await pilot.resize_terminal(*size)
-                await pilot.pause()
+        async for mode, _ in each_area_resized(app, pilot, ((50, 15), (20, 6), (5, 3), (80, 24))):
             assert app.current_mode == mode and app.is_running
 
 
@@ -201,24 +211,19 @@ async def test_a_footer_too_narrow_for_its_keys_leaves_keys_out_whole(ui_app):
     fit are left out whole (``?`` lists them all), and come back when there is room."""
     app = ui_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        for mode in ("search", "orders", "profiles", "bulk", "export", "settings", "watch"):
-            await app.switch_mode(mode)
-            await settle(app, pilot)
-            for width in (80, 120, 60, 80):
-                await pilot.resize_terminal(width, 24)
-                await pilot.pause()
-                footer = app.screen.query_one(Footer)
-                keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
-                shown = [k for k in keys if k.display]
-                palette = footer.query_one(".-command-palette").region
-                assert shown[0].key_display == "?", mode
-                for key in shown:  # each drawn whole, left of the palette's key
-                    text = f"{key.key_display} {key.description}"
-                    assert key.region.right <= palette.x, (mode, width, text)
-                    assert text in str(key.render()), (mode, width, text)
-                if width == 120:
-                    assert shown == keys, mode
+        sizes = [(width, 24) for width in (80, 120, 60, 80)]
+        async for mode, (width, _) in each_area_resized(app, pilot, sizes):
+            footer = app.screen.query_one(Footer)
+            keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
+            shown = [k for k in keys if k.display]
+            palette = footer.query_one(".-command-palette").region
+            assert shown[0].key_display == "?", mode
+            for key in shown:  # each drawn whole, left of the palette's key
+                text = f"{key.key_display} {key.description}"
+                assert key.region.right <= palette.x, (mode, width, text)
+                assert text in str(key.render()), (mode, width, text)
+            if width == 120:
+                assert shown == keys, mode
 
 
 @pytest.mark.parametrize("size", [SIZE, (80, 24)])
