@@ -27,6 +27,7 @@ from tui_app.ui.screens.bulk_job import BulkJobScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
 from tui_app.ui.screens.help import HelpScreen
 from tui_app.ui.widgets.bulk_path import PathSuggester
+from tui_app.ui.widgets.jobs_table import JOB_COLUMNS
 from tui_app.ui.widgets.paged_table import PagedTable
 
 
@@ -117,7 +118,7 @@ def messages(app) -> str:
 def job_row(screen: BulkScreen, job_id: str) -> dict[str, str]:
     table = screen.query_one("#bulk-jobs", DataTable)
     cells = table.get_row(job_id)
-    return {key: str(cell) for (key, _), cell in zip(bulk_screen.JOB_COLUMNS, cells, strict=True)}
+    return {key: str(cell) for (key, _), cell in zip(JOB_COLUMNS, cells, strict=True)}
 
 
 def page_rows(screen: BulkJobScreen) -> list[tuple[str, str]]:
@@ -494,13 +495,13 @@ async def test_unfinished_jobs_from_an_earlier_session_are_offered_and_resume(ui
         row = job_row(screen, left.id)
         assert (row["env"], row["state"], row["completed"], row["failed"], row["invalid"]) == (
             "sandbox", "done", "3", "1", "2")  # fmt: skip
-        assert other_env.id not in screen._row_ids  # this environment's jobs only
+        assert other_env.id not in screen.jobs_table.row_ids  # this environment's jobs only
         await pilot.press("e")
         await settle(app, pilot)
         assert job_row(screen, other_env.id)["state"] == "not started"
         assert job_row(screen, other_env.id)["env"] == "staging"
         screen.query_one("#bulk-jobs", DataTable).move_cursor(
-            row=screen._row_ids.index(other_env.id)
+            row=screen.jobs_table.row_ids.index(other_env.id)
         )
         # Seen: F6 refused another environment's job ("switch to it in Settings") while
         # F7 stopped it and the CLI resumed it: its worker connects to the job's own

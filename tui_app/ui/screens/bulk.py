@@ -39,33 +39,15 @@ from tui_app.ui.bulk_words import (
     created_words,
     elsewhere,
     preflight_text,
-    progress_text,
 )
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.widgets.bulk_path import PathInput
-from tui_app.ui.widgets.plain_table import PlainTable
+from tui_app.ui.widgets.jobs_table import JobsTable
 from tui_app.words import counted
 
 REFRESH_EVERY = 0.5
 """Seconds between two reads of the journal for the jobs table."""
-STATE_WIDTH = 20
-# The file names a job for people: it comes before the numbers, which the panel below
-# repeats, so a table cut on the right (80 columns) still shows it.
-JOB_COLUMNS = [
-    ("job", "Job"),
-    ("env", "Env"),
-    ("file", "File"),
-    ("state", "State"),
-    ("progress", "Progress"),
-    ("lines", "Lines"),
-    ("invalid", "Invalid"),
-    ("sent", "Sent"),
-    ("completed", "Completed"),
-    ("failed", "Failed"),
-    ("superseded", "Superseded"),  # a later line of the same profile went instead
-    ("unknown", "Unknown"),  # sent, but the answer was lost: verify settles them
-]
 
 
 class BulkScreen(AreaScreen):
@@ -97,8 +79,6 @@ class BulkScreen(AreaScreen):
         self.watching: set[str] = set()
         """Jobs started from here: their end is told even if it came before a look."""
         self.checked: Preflight | None = None
-        self._row_ids: list[str] = []
-        self._shown: dict[str, tuple[str | Text, ...]] = {}
         self._checking: Path | None = None
         self._selected_shown: object = ()
 
@@ -116,16 +96,12 @@ class BulkScreen(AreaScreen):
         # terminal has rows for.
         with VerticalScroll(id="bulk-preflight-box"):
             yield Static(self._start_hint(), id="bulk-preflight", markup=False)
-        yield PlainTable(id="bulk-jobs", cursor_type="row", zebra_stripes=True)
+        yield JobsTable(id="bulk-jobs")
         with Horizontal(id="bulk-selected"):
             yield ProgressBar(total=100, show_eta=False, id="bulk-progress")
             yield Static("No bulk jobs yet.", id="bulk-selected-text", markup=False)
 
     def on_mount(self) -> None:
-        table = self.query_one("#bulk-jobs", DataTable)
-        for key, label in JOB_COLUMNS:
-            # The state's words change as a job runs: a fixed width keeps the table still.
-            table.add_column(label, key=key, width=STATE_WIDTH if key == "state" else None)
         self.set_interval(REFRESH_EVERY, self._tick)
         self.watch(self.app, "env_name", self._env_changed, init=False)
         self.refresh_jobs()
@@ -325,7 +301,7 @@ class BulkScreen(AreaScreen):
     # --- steering jobs ---
 
     def _selected(self) -> Attached | None:
-        job_id = self._selected_id()
+        job_id = self.jobs_table.selected_id
         if job_id is None:
             self.notify(f"No job selected: pick one in the jobs table ({self.key('bulk.jobs')}).",
                         severity="warning")  # fmt: skip
@@ -443,7 +419,8 @@ class BulkScreen(AreaScreen):
                 self.watching.discard(now.job.id)
                 self._ended(now)
             self.seen[now.job.id] = now
-        self._fill(jobs, select)
+        self.jobs_table.fill(jobs, select)
+        self._show_selected()
 
     def _ended(self, seen: Attached) -> None:
         job, c = seen.job, seen.job.counts
@@ -462,65 +439,16 @@ class BulkScreen(AreaScreen):
                         f"{self.key('bulk.resume')} resumes it.",
                         title=title, severity="warning", timeout=10)  # fmt: skip
 
-    def _cells(self, seen: Attached) -> tuple[str | Text, ...]:
-        job, c = seen.job, seen.job.counts
-        numbers = (c.lines, c.invalid, c.sent_so_far, c.completed, c.failed, c.superseded,
-                   c.unknown)  # fmt: skip
-        return (
-            job.id,
-            clip(job.env, 12),
-            clip(job.path.name, 24),
-            clip(seen.words(), STATE_WIDTH),
-            progress_text(job),
-            *(Text(f"{n:,}", justify="right") for n in numbers),
-        )
-
-    def _fill(self, jobs: list[Attached], select: str | None = None) -> None:
-        table = self.query_one("#bulk-jobs", DataTable)
-        ids = [seen.job.id for seen in jobs]
-        if ids != self._row_ids:
-            selected = select or self._selected_id()
-            table.clear()
-            self._shown.clear()
-            for seen in jobs:
-                cells = self._cells(seen)
-                table.add_row(*cells, key=seen.job.id)
-                self._shown[seen.job.id] = cells
-            self._row_ids = ids
-            if selected in ids:
-                table.move_cursor(row=ids.index(selected), animate=False)
-        else:
-            for seen in jobs:
-                self._update_row(seen)
-            if select in ids:
-                table.move_cursor(row=ids.index(select), animate=False)
-        self._show_selected()
-
-    def _update_row(self, seen: Attached) -> None:
-        cells = self._cells(seen)
-        before = self._shown.get(seen.job.id)
-        if cells == before:
-            return
-        table = self.query_one("#bulk-jobs", DataTable)
-        for (key, _), cell, old in zip(JOB_COLUMNS, cells, before or [None] * len(cells),
-                                       strict=True):  # fmt: skip
-            if cell != old:
-                table.update_cell(seen.job.id, key, cell, update_width=True)
-        self._shown[seen.job.id] = cells
-
-    def _selected_id(self) -> str | None:
-        table = self.query_one("#bulk-jobs", DataTable)
-        if not table.row_count:
-            return None
-        index = min(table.cursor_row, len(self._row_ids) - 1)
-        return self._row_ids[index] if index >= 0 else None
+    @property
+    def jobs_table(self) -> JobsTable:
+        return self.query_one("#bulk-jobs", JobsTable)
 
     @on(DataTable.RowHighlighted, "#bulk-jobs")
     def _highlighted(self) -> None:
         self._show_selected()
 
     def _show_selected(self) -> None:
-        job_id = self._selected_id()
+        job_id = self.jobs_table.selected_id
         seen = self.seen.get(job_id) if job_id else None
         shown = (seen, self.app.env_name, self.all_envs)
         if shown == self._selected_shown:
