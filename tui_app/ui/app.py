@@ -9,7 +9,7 @@ import gc
 import os
 import re
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from contextlib import suppress
 from datetime import date
 from functools import partial
@@ -67,46 +67,16 @@ def limited_colours(color_system: str | None) -> bool:
     return color_system not in ("256", "truecolor")
 
 
-def _search_screen() -> Screen:
-    from tui_app.ui.screens.search import SearchScreen
+def _area_screen(mode: str) -> Callable[[], Screen]:
+    """An area's screen maker: its module (``tui_app.ui.screens.<mode>``, screen class
+    ``<Name>Screen``) is imported on the area's first visit, so only Search's is loaded
+    before the first frame."""
 
-    return SearchScreen()
+    def make() -> Screen:
+        module = import_module(f"tui_app.ui.screens.{mode}")
+        return getattr(module, f"{AREAS[mode][1]}Screen")()
 
-
-def _orders_screen() -> Screen:
-    from tui_app.ui.screens.orders import OrdersScreen
-
-    return OrdersScreen()
-
-
-def _bulk_screen() -> Screen:
-    from tui_app.ui.screens.bulk import BulkScreen
-
-    return BulkScreen()
-
-
-def _profiles_screen() -> Screen:
-    from tui_app.ui.screens.profiles import ProfilesScreen
-
-    return ProfilesScreen()
-
-
-def _export_screen() -> Screen:
-    from tui_app.ui.screens.export import ExportScreen
-
-    return ExportScreen()
-
-
-def _settings_screen() -> Screen:
-    from tui_app.ui.screens.settings import SettingsScreen
-
-    return SettingsScreen()
-
-
-def _watch_screen() -> Screen:
-    from tui_app.ui.screens.watch import WatchScreen
-
-    return WatchScreen()
+    return make
 
 
 def _preload_client() -> None:
@@ -118,15 +88,7 @@ def _preload_client() -> None:
 class ProducerApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "producer-tui"
-    MODES = {
-        "search": _search_screen,
-        "orders": _orders_screen,
-        "profiles": _profiles_screen,
-        "bulk": _bulk_screen,
-        "export": _export_screen,
-        "settings": _settings_screen,
-        "watch": _watch_screen,
-    }
+    MODES = {mode: _area_screen(mode) for mode in AREAS}
     DEFAULT_MODE = "search"
     # Screens get the class -narrow below 100 columns: side panels stack (app.tcss).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
