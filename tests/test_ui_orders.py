@@ -14,9 +14,10 @@ from ui_support import SIZE, open_demo_agent, settle, shown, sql_on_the_loop, wa
 from tui_app.client import factory
 from tui_app.contract.order import FINAL_STATUSES, OrderResponse
 from tui_app.tracking import OrderBook
+from tui_app.ui.order_words import render_order
 from tui_app.ui.screens import orders as orders_screen
 from tui_app.ui.screens.dialogs import ConfirmScreen, PathScreen
-from tui_app.ui.screens.orders import OrdersScreen, render_order
+from tui_app.ui.screens.orders import OrdersScreen
 from tui_app.ui.widgets.model_form import ModelForm
 
 

@@ -28,10 +28,9 @@ from tui_app.client.errors import ClientError, InvalidInput, NotFound, Rejected
 from tui_app.contract.base import warnings
 from tui_app.contract.order import FINAL_STATUSES, Order, OrderResponse, OrderStatusQuery
 from tui_app.export_files import order_draft_format, read_order_draft, save_order_draft
-from tui_app.pii import PiiKind
 from tui_app.tracking import OrderBook, OrderBookThread
 from tui_app.ui.fields import misfits
-from tui_app.ui.key_values import key_values
+from tui_app.ui.order_words import render_order
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen, file_problem, may_replace
 from tui_app.ui.widgets.model_form import ModelForm
@@ -77,47 +76,6 @@ def order_layout(ptype: str, ftype: str) -> dict[str, list[str]]:
     else:
         what = ["dateEffective", "loa", "sponsoringCompany", "feinNumber", "naicNum"]
     return {"tlq": TLQ_FIRST, "data": who + what}
-
-
-def render_order(response: OrderResponse, reveal: bool, updated: bool = False) -> Text:
-    """An order response in words: status, fees, processing notes and the data filed.
-    ``updated``: this submission replaced an order that existed (known to the screen even
-    when the service's answer does not say so: its members are "not shown")."""
-    info = response.order
-    d = info.orderDetails
-    text = Text()
-    text.append(f"Order {d.clientOrderNum}", style="bold")
-    if d.orderNum:
-        text.append(f"  (service number {d.orderNum})")
-    text.append(f"\nStatus: {d.status}", style="bold")
-    text.append(" — final" if d.final else " — in progress")
-    if d.statusDate:
-        text.append(f"  since {utc_time(d.statusDate, seconds=True)}")
-    if d.updated or updated:
-        text.append("\nThis submission updated an existing order.")
-    if d.message:
-        text.append(f"\n{d.message}")
-    if d.fees:
-        text.append("\n\nFees\n", style="bold")
-        for fee in d.fees:
-            amount = f"${fee.amount:.2f}"  # one word: a narrow panel wraps before it, not in it
-            text.append(f"  {fee.state or '':3} {fee.description or '':40} {amount:>9}\n")
-        total = f"${d.totalFee:.2f}"
-        text.append(f"  {'total':44} {total:>9}\n")
-    if d.notes:
-        text.append("\nProcessing notes\n", style="bold")
-        stage = max(12, *(len(note.stage or "") for note in d.notes))  # "state decision"
-        for note in d.notes:
-            at = utc_time(note.at, seconds=True) if note.at else ""
-            text.append(f"  {at:23} {note.stage or '':{stage}} {note.text}\n")
-    if info.itemDetails:
-        text.append("\nAs filed\n", style="bold")
-        # The applicant's taxId: an agency's is its FEIN (QA: "***-**-0001" as an SSN).
-        kinds: dict[str, PiiKind] = (
-            {"taxId": "fein"} if info.itemDetails.get("pType") == "A" else {}
-        )
-        text.append_text(key_values(info.itemDetails, reveal, indent="  ", kinds=kinds))
-    return text
 
 
 DETAIL_HINT = "Select an order to see its notes and fees."
