@@ -517,16 +517,25 @@ def save_config(config: Config, path: Path | None = None) -> Path | None:
     return kept
 
 
-_STRINGS = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'[^']*'")
+_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'[^']*'"
+"""A TOML basic or literal string on one line: a ``#`` in one is no comment, and a quoted
+key is one."""
 
 
 def has_comments(path: Path) -> bool:
     """Whether the config file holds a comment (a ``#`` outside a string)."""
+    return _commented(_text_of(path))
+
+
+def _text_of(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return False
-    return any("#" in _STRINGS.sub("", line) for line in text.splitlines())
+        return ""
+
+
+def _commented(text: str) -> bool:
+    return any("#" in re.sub(_QUOTED, "", line) for line in text.splitlines())
 
 
 def commented_copy(path: Path) -> Path:
@@ -537,10 +546,11 @@ def commented_copy(path: Path) -> Path:
 def _keep_comments(path: Path) -> Path | None:
     # A hand-written config's comments are the user's notes: a save (a theme chosen, an
     # environment added) must not lose them silently. Only the file they were in is kept.
-    if not has_comments(path):
+    text = _text_of(path)
+    if not _commented(text):
         return None
     kept = commented_copy(path)
-    _replace_file(kept, path.read_text(encoding="utf-8", errors="replace"))
+    _replace_file(kept, text)
     return kept
 
 
@@ -650,7 +660,7 @@ def _replace_file(path: Path, text: str) -> None:
 # --- error messages -----------------------------------------------------------------------
 
 _BARE_KEY = r"[A-Za-z0-9_-]+"
-_KEY_PART = rf"(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|{_BARE_KEY})"
+_KEY_PART = rf"(?:{_QUOTED}|{_BARE_KEY})"
 _DOTTED_KEY = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
 _HEADER_RE = re.compile(rf"\s*\[\[?\s*({_DOTTED_KEY})\s*\]")
 _ASSIGN_RE = re.compile(rf"\s*({_DOTTED_KEY})\s*=")

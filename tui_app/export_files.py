@@ -183,8 +183,8 @@ def read_profile(path: Path) -> tuple[str, dict[str, Any]]:
     bulk envelope or a bare record in either spelling. Raises ``ValueError`` (``WireError``
     and :class:`ManyRecords` are ones) or ``OSError`` saying why it cannot."""
     regular_file(path)
-    with open(path, "rb") as file:  # a document without the .xml suffix (stdin) is one too
-        xml = path.suffix.lower() == ".xml" or file.read(512).lstrip().startswith(b"<")
+    with open(path, "rb") as file:
+        xml = is_xml(path, file.read(512))
     if xml:
         from tui_app.wire.xml import load_xml_data, load_xml_dict
 
@@ -204,6 +204,12 @@ def read_profile(path: Path) -> tuple[str, dict[str, Any]]:
     if (following := next(lines, None)) is not None:  # only the first would be seen
         raise ManyRecords(kind, data, following.number)
     return kind, data
+
+
+def is_xml(path: Path, head: bytes) -> bool:
+    """Whether a file is an XML document, by its ``.xml`` suffix or else by its first
+    character: one without the suffix (stdin, a pipe) is one too."""
+    return path.suffix.lower() == ".xml" or head.lstrip().startswith(b"<")
 
 
 def _unwrap_line(value: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -210,8 +210,10 @@ class Orders:
             (npn,),
         ):
             reached = self._reached(row, now)
+            if reached[-1]["status"] != "APPROVED":
+                continue  # (its filed data is read only for an order that applies)
             item = from_json(row["item"])
-            if reached[-1]["status"] == "APPROVED" and item["pType"] == kind:
+            if item["pType"] == kind:
                 at = datetime.fromisoformat(row["submitted_at"])
                 decided.append((at + timedelta(seconds=(len(reached) - 1) * self._step), item))
         if not decided:

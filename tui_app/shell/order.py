@@ -44,16 +44,15 @@ def read_order(path: Path) -> dict:
     """An order file as a dict: JSON, or XML with root ``<Order>`` (as the TUI saves
     drafts), told by its suffix or its first character (it may be a pipe). Raises
     ``Usage``."""
-    from tui_app.export_files import order_values
+    from tui_app.export_files import is_xml, order_values
     from tui_app.wire.errors import regular_file
 
     try:
         raw = regular_file(path).read_bytes()
     except OSError as exc:
         raise Usage(f"{path}: {exc.strerror or exc}") from None
-    xml = path.suffix.lower() == ".xml" or raw.lstrip().startswith(b"<")
     try:
-        return order_values(raw, xml=xml)
+        return order_values(raw, xml=is_xml(path, raw))
     except ValueError as exc:
         raise Usage(f"{path}: {exc}") from None
 

@@ -150,7 +150,7 @@ class BulkScreen(AreaScreen):
         file field from its first character (QA: the 1 of /tmp/qa1 opened Search, and the
         a and t after it an order form). A key the screen binds keeps its meaning: 1-6,
         ? and the F-keys work there as before."""
-        table = self.query_one("#bulk-jobs", DataTable)
+        table = self.jobs_table
         if (
             event.character
             and event.is_printable
@@ -163,7 +163,7 @@ class BulkScreen(AreaScreen):
             self.path_input.insert_text_at_cursor(event.character)
 
     def action_focus_jobs(self) -> None:
-        self.set_focus(self.query_one("#bulk-jobs"))
+        self.set_focus(self.jobs_table)
 
     @on(PathInput.Submitted, "#bulk-path")
     @on(Button.Pressed, "#bulk-check")
