@@ -643,6 +643,33 @@ async def test_a_running_job_stops_on_request_and_resumes(
         assert Journal().job(job_id).counts.completed == 4
 
 
+async def test_the_jobs_table_stays_put_as_the_cursor_moves_between_jobs(ui_app, tmp_path):
+    """Seen (issue 12, keys while a job ran): the panel under the table took one more row
+    for a job whose words wrap, so every key between two such jobs moved the table and
+    laid the whole screen out again, twice. The panel keeps the taller job's height."""
+    env = ui_app().config.active_env()[0]
+    with Journal() as journal:
+        for path in (tmp_path / "a.ndjson", tmp_path / f"{'long-name-' * 9}b.ndjson"):
+            write_lines(path, [agent_line(1)])
+            journal.set_state(create_job(journal, path, env).id, DONE)
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        table = screen.query_one("#bulk-jobs", DataTable)
+        await wait_for(pilot, lambda: table.row_count == 2, "both jobs in the table")
+        table.focus()
+        heights, panel = [], screen.query_one("#bulk-selected-text", Static)
+        for key in ("down", "up", "down", "up", "down"):
+            await pilot.press(key)
+            await settle(app, pilot)
+            assert screen.seen[table.cursor_key].job.path.name in str(panel.render())
+            heights.append(table.size.height)
+        assert len(set(heights[1:])) == 1, heights  # both jobs seen: it no longer moves
+        assert panel.size.height >= panel.get_content_height(
+            panel.size, panel.size, panel.size.width
+        )
+
+
 async def test_a_job_outlives_the_app_and_a_second_app_attaches_to_it(
     ui_app, config_file, tmp_path, monkeypatch
 ):

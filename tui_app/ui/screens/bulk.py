@@ -44,6 +44,7 @@ from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.dialogs import ConfirmScreen
 from tui_app.ui.widgets.bulk_path import PathInput
 from tui_app.ui.widgets.jobs_table import JobsTable
+from tui_app.ui.widgets.steady_static import SteadyStatic
 from tui_app.words import counted
 
 REFRESH_EVERY = 0.5
@@ -99,7 +100,7 @@ class BulkScreen(AreaScreen):
         yield JobsTable(id="bulk-jobs")
         with Horizontal(id="bulk-selected"):
             yield ProgressBar(total=100, show_eta=False, id="bulk-progress")
-            yield Static("No bulk jobs yet.", id="bulk-selected-text", markup=False)
+            yield SteadyStatic("No bulk jobs yet.", id="bulk-selected-text", markup=False)
 
     def on_mount(self) -> None:
         self.set_interval(REFRESH_EVERY, self._tick)
@@ -412,14 +413,20 @@ class BulkScreen(AreaScreen):
             )
             self._selected_shown = ()
             return
+        # The panel keeps the rows of the tallest job shown so far, so the table stays
+        # put as the cursor moves; it fits its job again when a job ends or comes.
+        moved = [seen.job.id for seen in jobs] != self.jobs_table.row_ids
         for now in jobs:
             before = self.seen.get(now.job.id)
             ran = now.job.id in self.watching or (before is not None and before.running)
             if ran and not now.running:
                 self.watching.discard(now.job.id)
                 self._ended(now)
+                moved = True
             self.seen[now.job.id] = now
         self.jobs_table.fill(jobs, select)
+        if moved:
+            self.query_one("#bulk-selected-text", SteadyStatic).fit()
         self._show_selected()
 
     def _ended(self, seen: Attached) -> None:
