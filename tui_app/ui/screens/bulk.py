@@ -96,7 +96,7 @@ class BulkScreen(AreaScreen):
         # Scrolls (Tab reaches it): a check's list of bad lines is longer than a small
         # terminal has rows for.
         with VerticalScroll(id="bulk-preflight-box"):
-            yield Static(self._start_hint(), id="bulk-preflight", markup=False)
+            yield SteadyStatic(self._start_hint(), id="bulk-preflight", markup=False)
         yield JobsTable(id="bulk-jobs")
         with Horizontal(id="bulk-selected"):
             yield ProgressBar(total=100, show_eta=False, id="bulk-progress")
@@ -212,9 +212,8 @@ class BulkScreen(AreaScreen):
     def _show_preflight(self, found: Preflight) -> None:
         if found.path != self._checking:
             return  # a late report about a file no longer being checked
-        self._tell(
-            preflight_text(found, self.key("bulk.submit")), error=found.done and found.valid == 0
-        )
+        text = preflight_text(found, self.key("bulk.submit"))
+        self._tell(text, error=found.done and found.valid == 0, partial=not found.done)
 
     # --- submitting ---
 
@@ -280,10 +279,15 @@ class BulkScreen(AreaScreen):
         self.refresh_jobs(select=job.id)
         self.notify(f"Job {job.id} started: {job.path.name}")
 
-    def _tell(self, text: Text, *, error: bool = False) -> None:
-        """Say ``text`` in the panel under the path, framed as an error or not."""
+    def _tell(self, text: Text, *, error: bool = False, partial: bool = False) -> None:
+        """Say ``text`` in the panel under the path, framed as an error or not. A
+        ``partial`` report (a check's progress, several a second) keeps the panel's height
+        if it fits; anything else fits the panel to it."""
         self.query_one("#bulk-preflight-box").set_class(error, "-error")
-        self.query_one("#bulk-preflight", Static).update(text)
+        panel = self.query_one("#bulk-preflight", SteadyStatic)
+        panel.update(text)
+        if not partial:
+            panel.fit()
 
     async def _new_job(self, path: Path, max_bytes: int | None) -> Job | None:
         """A started job for ``path``; for a file this environment already had a job of,
