@@ -77,8 +77,9 @@ async def measure(records: int, every: float, folder: Path) -> dict[str, Any]:
             await asyncio.sleep(0.05)
         [job] = [j for j in journal.jobs() if j.path == data]
 
-        def running() -> bool:
-            return journal.job(job.id).state != DONE
+        def running() -> bool:  # as the TUI sees it (no journal read on the app's loop)
+            seen = screen.seen.get(job.id)
+            return seen is None or seen.job.state != DONE
 
         table.focus()
         busy = await keys.times(10**9, every, running)
