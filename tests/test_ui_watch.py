@@ -252,8 +252,9 @@ async def test_a_check_that_could_not_read_a_record_is_incomplete_never_all_clea
         assert empty.endswith(").")
 
 
-def fill_findings(n: int) -> None:
-    """A check of ``n`` findings, written straight into the store."""
+def fill_findings(n: int, words=lambda i: f"finding {i}") -> None:
+    """A check of ``n`` findings, written straight into the store; ``words(i)`` is what
+    finding ``i`` says."""
     with WatchStore() as store:
         store.add("sandbox", [Entry(1000000 + i) for i in range(10)])
         check = store.start_check("sandbox", "2026-11-21", 60)
@@ -272,13 +273,30 @@ def fill_findings(n: int) -> None:
                     f"P {i}",
                     "CA",
                     f"L{i}",
-                    f"finding {i}",
+                    words(i),
                     "licenses",
                     "agent",
                 )
                 for i in range(n)
             ),
         )
+
+
+async def test_the_findings_stay_put_as_the_cursor_moves_between_long_and_short_words(ui_app):
+    """A finding whose words wrap took a row more under the table, so every key between
+    it and a shorter one moved the table and laid the whole screen out again."""
+    fill_findings(4, lambda i: "expires soon " * (12 if i == 0 else 1))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        table = screen.findings.table
+        table.focus()
+        heights = []
+        for key in ("down", "up", "down", "up"):
+            await pilot.press(key)
+            await settle(app, pilot)
+            heights.append(table.size.height)
+        assert len(set(heights)) == 1, heights
 
 
 async def test_a_hundred_thousand_findings_are_shown_a_page_at_a_time(ui_app):

@@ -23,6 +23,7 @@ from tui_app.client.errors import ClientError
 from tui_app.ui.screens.base import AreaScreen
 from tui_app.ui.screens.roster import RosterScreen, unwatch_asking
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
+from tui_app.ui.widgets.steady_static import SteadyStatic
 from tui_app.ui.widgets.text_input import TextInput
 from tui_app.ui.widgets.watch_history import WatchHistory
 from tui_app.watch.check import CheckSettings, Progress, run_check, shortfall
@@ -107,11 +108,11 @@ class WatchScreen(AreaScreen):
                 )
                 yield ProgressBar(total=1, show_eta=False, id="watch-progress")
                 # Under the bar, as wide as the column: why a check is incomplete is long.
-                yield Static("", id="watch-status", markup=False)
+                yield SteadyStatic("", id="watch-status", markup=False)
             yield WatchHistory("", id="watch-history")
         yield Static("", id="watch-filters", markup=False)
         yield PagedTable(COLUMNS, page_size=PAGE_SIZE, id="watch-findings")
-        yield Static("", id="watch-detail", markup=False)
+        yield SteadyStatic("", id="watch-detail", markup=False)
 
     def on_mount(self) -> None:
         self.set_interval(REDRAW_EVERY, self._draw_progress)
@@ -169,13 +170,16 @@ class WatchScreen(AreaScreen):
             bar.update(total=max(last.total, 1), progress=last.read)
             check = self.key("watch.check")
             again = f"{check} carries on" if last.pending else f"{check} checks again"
-            self.query_one("#watch-status", Static).update(
-                f"Incomplete: {short}. {again}" if short else again
-            )
+            status = self.query_one("#watch-status", SteadyStatic)
+            status.update(f"Incomplete: {short}. {again}" if short else again)
+            status.fit()  # the check's progress kept its rows: what it says now is shorter
         self.check_id = last.id if last else None
         self._show_findings()
 
     def _show_findings(self) -> None:
+        # A finding's words keep their rows as the cursor moves (no layout a key); another
+        # list of findings fits them afresh.
+        self.query_one("#watch-detail", SteadyStatic).fit()
         if self.check_id is None:
             self.findings.show(
                 Source(

@@ -7,8 +7,8 @@ and twice a second while a job runs: each layout took about 8 ms on an idle mach
 p95 68 ms). Its height also flipped between jobs whose words wrap to more or fewer rows,
 and the table above jumped with it.
 
-This one grows to the height its content needs and keeps it while its width stays the
-same, so an update that fits is drawn in place. :meth:`fit` gives up the rows kept, for
+This one grows to the height its content needs (a max-height still caps it) and keeps it
+while its width stays the same, so an update that fits is drawn in place. :meth:`fit` gives up the rows kept, for
 a moment when the screen may move (a job ended, say).
 """
 
