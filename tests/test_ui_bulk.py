@@ -325,6 +325,24 @@ async def test_the_details_filter_and_save_the_report_and_the_lines_to_fix(ui_ap
         assert app.screen is screen
 
 
+async def test_the_lines_stay_put_as_the_cursor_moves_between_their_problems(ui_app, tmp_path):
+    """A line whose problems wrap took more rows under the table than a completed one, so
+    every key between them moved the table and laid the whole screen out again."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_bulk(app, pilot)
+        await submit_and_wait(app, pilot, screen, mixed_file(tmp_path))
+        await pilot.press("enter")  # on the job's row
+        await settle(app, pilot)
+        table = app.screen.query_one("#bulk-lines", PagedTable).table
+        heights = []
+        for key in ("down",) * 5 + ("up",) * 5:  # lines 2 to 6 and back
+            await pilot.press(key)
+            await settle(app, pilot)
+            heights.append(table.size.height)
+        assert len(set(heights[5:])) == 1, heights  # every line seen: it no longer moves
+
+
 async def test_markup_like_text_from_a_file_or_a_path_is_shown_as_it_is(ui_app, tmp_path):
     """Seen: a ProfileKey ``QA-[/i]KEY`` in a submitted file, or a bad line's member
     named ``[/x]``, ended the app as the job's lines were shown (every time: the job could

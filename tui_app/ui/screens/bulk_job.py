@@ -42,6 +42,7 @@ from tui_app.ui.screens.dialogs import may_replace
 from tui_app.ui.widgets.keys_footer import KeysFooter
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
 from tui_app.ui.widgets.status_bar import StatusBar
+from tui_app.ui.widgets.steady_static import SteadyStatic
 from tui_app.words import counted
 
 REFRESH_EVERY = 1.0
@@ -104,17 +105,17 @@ class BulkJobScreen(ProducerScreen):
     def compose(self) -> ComposeResult:
         yield StatusBar(f"Bulk › Job {self.job_id}")
         with Vertical(id="bulk-job-head"):
-            yield Static("", id="bulk-job-title", markup=False)
+            yield SteadyStatic("", id="bulk-job-title", markup=False)
             with Horizontal(id="bulk-job-progress-row"):
                 yield ProgressBar(total=100, show_eta=False, id="bulk-job-progress")
-                yield Static("", id="bulk-job-counts", markup=False)
+                yield SteadyStatic("", id="bulk-job-counts", markup=False)
         with Vertical(id="bulk-filter-row"):  # the tabs whole, their keys under them
             yield Tabs(*(Tab(label, id=f"show-{key}") for key, (label, *_) in FILTERS.items()),
                        id="bulk-filter")  # fmt: skip
             yield Static("a all · f failed · r retryable · i invalid · u unknown · s superseded",
                          id="bulk-filter-keys", classes="hint")  # fmt: skip
         yield PagedTable(LINE_COLUMNS, page_size=PAGE_SIZE, id="bulk-lines")
-        yield Static("", id="bulk-line-detail", markup=False)
+        yield SteadyStatic("", id="bulk-line-detail", markup=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -141,6 +142,9 @@ class BulkJobScreen(ProducerScreen):
             return
         self._show_job()
         job = self.seen.job
+        if job.state != before.state:  # the words kept their rows while it ran: fit them
+            for panel in self.query("#bulk-job-head SteadyStatic").results(SteadyStatic):
+                panel.fit()
         if lines_changed or (before.counts, before.state) != (job.counts, job.state):
             self.lines_table.reload()
 
@@ -161,7 +165,9 @@ class BulkJobScreen(ProducerScreen):
         shown = {"all": c.lines, "failed": c.failed, "retryable": c.retryable,
                  "invalid": c.invalid, "unknown": c.unknown, "superseded": c.superseded}  # fmt: skip
         for key, (label, *_) in FILTERS.items():
-            self.query_one(f"#show-{key}", Tab).label = f"{label} {shown[key]:,}"
+            tab, words = self.query_one(f"#show-{key}", Tab), f"{label} {shown[key]:,}"
+            if tab.label_text != words:  # a label set lays the screen out, even the same
+                tab.label = words
 
     # --- the lines ---
 
@@ -191,6 +197,8 @@ class BulkJobScreen(ProducerScreen):
             return control.count_now(job_id, states=states, retryable=retryable)
 
         self.lines_table.show(Source(fetch, count, empty=f"No {what}.", label=what))
+        # A line's problems keep their rows as the cursor moves; other lines fit afresh.
+        self.query_one("#bulk-line-detail", SteadyStatic).fit()
 
     def action_page(self, step: int) -> None:
         table = self.lines_table
