@@ -235,10 +235,11 @@ async def test_a_file_is_checked_submitted_and_followed_to_the_end(ui_app, tmp_p
         assert counts == {"lines": "6", "invalid": "2", "sent": "4", "completed": "3",
                           "failed": "1", "superseded": "0", "unknown": "0"}  # fmt: skip
         # The file names the job for people: it comes before the counts (a narrow table
-        # showed 7 of its letters, its state 25 columns of mostly nothing).
+        # showed 7 of its letters, its state 25 columns of mostly nothing), after the
+        # state and progress (which the file's name cut at 80 columns).
         table = screen.query_one("#bulk-jobs", DataTable)
         labels = [str(column.label) for column in table.columns.values()]
-        assert labels[:4] == ["Job", "Env", "File", "State"]
+        assert labels[:5] == ["Job", "Env", "State", "Progress", "File"]
         assert row["file"] == "mixed.ndjson"
         selected = text_of(screen, "#bulk-selected-text")
         assert f"Job {job.id}  done" in selected
@@ -659,6 +660,23 @@ async def test_a_running_job_stops_on_request_and_resumes(
         await settle(app, pilot)
         await wait_for(pilot, lambda: Journal().job(job_id).state == DONE, "the resumed job")
         assert Journal().job(job_id).counts.completed == 4
+
+
+async def test_at_80_columns_the_jobs_table_shows_each_jobs_progress_whole(ui_app, tmp_path):
+    """QA: at 80 columns the Progress column was cut ("100" of "100%")."""
+    env = ui_app().config.active_env()[0]
+    with Journal() as journal:
+        path = write_lines(tmp_path / f"{'agents-2026-11-' * 2}.ndjson", [agent_line(1)])
+        journal.set_state(create_job(journal, path, env).id, DONE)
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_bulk(app, pilot)
+        table = screen.query_one("#bulk-jobs", DataTable)
+        await wait_for(pilot, lambda: table.row_count == 1, "the job in the table")
+        keys = [key for key, _ in JOB_COLUMNS]
+        widths = [c.get_render_width(table) for c in table.columns.values()]
+        through_progress = sum(widths[: keys.index("progress") + 1])
+        assert through_progress <= table.scrollable_content_region.width, widths
 
 
 async def test_the_jobs_table_stays_put_as_the_cursor_moves_between_jobs(ui_app, tmp_path):

@@ -8,15 +8,17 @@ from tui_app.bulk.worker import Attached
 from tui_app.ui.bulk_words import clip, progress_text
 from tui_app.ui.widgets.plain_table import PlainTable
 
-STATE_WIDTH = 20
-# The file names a job for people: it comes before the numbers, which the panel below
-# repeats, so a table cut on the right (80 columns) still shows it.
+STATE_WIDTH = 16
+"""Room for "awaiting results"; longer words (a worker that died) are whole in the panel."""
+# What a job is doing comes first, then the file that names it for people, then the
+# numbers, which the panel below repeats: at 80 columns the table shows all but the
+# numbers (QA: the file before the state cut the progress to "100").
 JOB_COLUMNS = [
     ("job", "Job"),
     ("env", "Env"),
-    ("file", "File"),
     ("state", "State"),
     ("progress", "Progress"),
+    ("file", "File"),
     ("lines", "Lines"),
     ("invalid", "Invalid"),
     ("sent", "Sent"),
@@ -35,9 +37,9 @@ def cells(seen: Attached) -> tuple[str | Text, ...]:
     return (
         job.id,
         clip(job.env, 12),
-        clip(job.path.name, 24),
         clip(seen.words(), STATE_WIDTH),
         progress_text(job),
+        clip(job.path.name, 24),
         *(Text(f"{n:,}", justify="right") for n in numbers),
     )
 
