@@ -344,6 +344,28 @@ async def test_the_lines_stay_put_as_the_cursor_moves_between_their_problems(ui_
         assert len(set(heights[5:])) == 1, heights  # every line seen: it no longer moves
 
 
+async def test_on_a_small_terminal_the_lines_table_keeps_its_rows_after_a_long_problem(
+    ui_app, tmp_path
+):
+    """QA, 60x20: once the cursor had been on a line whose problems took 3 rows, the
+    detail kept them and the lines table showed its header alone on every line after."""
+    folder = tmp_path / ("quarterly-producer-registry-reconciliation-" * 2)
+    folder.mkdir()
+    app = ui_app()
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await open_bulk(app, pilot)
+        await submit_and_wait(app, pilot, screen, mixed_file(folder))
+        await pilot.press("enter")  # on the job's row
+        await settle(app, pilot)
+        table = app.screen.query_one("#bulk-lines", PagedTable).table
+        shown = []
+        for _ in range(5):  # lines 2 to 6
+            await pilot.press("down")
+            await settle(app, pilot)
+            shown.append(table.size.height - 1)  # rows under the header
+        assert shown[-1] >= 1, shown  # line 6, after lines 2 and 4 and their problems
+
+
 async def test_markup_like_text_from_a_file_or_a_path_is_shown_as_it_is(ui_app, tmp_path):
     """Seen: a ProfileKey ``QA-[/i]KEY`` in a submitted file, or a bad line's member
     named ``[/x]``, ended the app as the job's lines were shown (every time: the job could

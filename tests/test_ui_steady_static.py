@@ -12,10 +12,10 @@ WORDS = "word " * 30  # 150 columns: 2 rows at 80, 4 at 40
 
 
 class Panel(App[None]):
-    CSS = "SteadyStatic { height: auto; }"
+    CSS = "SteadyStatic { height: auto; } #below { height: 1fr; }"
 
     def compose(self) -> ComposeResult:
-        yield SteadyStatic("one row", id="steady")
+        yield SteadyStatic("one row", id="steady", beside="#below")
         yield Static("below", id="below")
 
 
@@ -48,3 +48,15 @@ async def test_it_grows_keeps_its_height_and_follows_the_width():
         steady.fit()
         await pilot.pause()
         assert steady.size.height == 1 and below.region.y == 1  # the rows kept given up
+
+
+async def test_it_keeps_no_rows_while_the_widget_beside_it_is_short():
+    async with Panel().run_test(size=(40, 9)) as pilot:  # "below" gets 5 rows, then 3
+        steady, below = pilot.app.query_one("#steady"), pilot.app.query_one("#below")
+        await pilot.pause()
+        steady.update(WORDS)  # 4 rows at 40 columns
+        await pilot.pause()
+        assert steady.size.height == 4 and below.size.height == 5
+        steady.update("one row again")
+        await pilot.pause()
+        assert steady.size.height == 1 and below.size.height == 8  # given back at once

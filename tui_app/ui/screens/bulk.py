@@ -96,11 +96,15 @@ class BulkScreen(AreaScreen):
         # Scrolls (Tab reaches it): a check's list of bad lines is longer than a small
         # terminal has rows for.
         with VerticalScroll(id="bulk-preflight-box"):
-            yield SteadyStatic(self._start_hint(), id="bulk-preflight", markup=False)
+            yield SteadyStatic(
+                self._start_hint(), id="bulk-preflight", beside="#bulk-jobs", markup=False
+            )
         yield JobsTable(id="bulk-jobs")
         with Horizontal(id="bulk-selected"):
             yield ProgressBar(total=100, show_eta=False, id="bulk-progress")
-            yield SteadyStatic("No bulk jobs yet.", id="bulk-selected-text", markup=False)
+            yield SteadyStatic(
+                "No bulk jobs yet.", id="bulk-selected-text", beside="#bulk-jobs", markup=False
+            )
 
     def on_mount(self) -> None:
         self.set_interval(REFRESH_EVERY, self._tick)

@@ -105,17 +105,17 @@ class BulkJobScreen(ProducerScreen):
     def compose(self) -> ComposeResult:
         yield StatusBar(f"Bulk › Job {self.job_id}")
         with Vertical(id="bulk-job-head"):
-            yield SteadyStatic("", id="bulk-job-title", markup=False)
+            yield SteadyStatic("", id="bulk-job-title", beside="#bulk-lines", markup=False)
             with Horizontal(id="bulk-job-progress-row"):
                 yield ProgressBar(total=100, show_eta=False, id="bulk-job-progress")
-                yield SteadyStatic("", id="bulk-job-counts", markup=False)
+                yield SteadyStatic("", id="bulk-job-counts", beside="#bulk-lines", markup=False)
         with Vertical(id="bulk-filter-row"):  # the tabs whole, their keys under them
             yield Tabs(*(Tab(label, id=f"show-{key}") for key, (label, *_) in FILTERS.items()),
                        id="bulk-filter")  # fmt: skip
             yield Static("a all · f failed · r retryable · i invalid · u unknown · s superseded",
                          id="bulk-filter-keys", classes="hint")  # fmt: skip
         yield PagedTable(LINE_COLUMNS, page_size=PAGE_SIZE, id="bulk-lines")
-        yield SteadyStatic("", id="bulk-line-detail", markup=False)
+        yield SteadyStatic("", id="bulk-line-detail", beside="#bulk-lines", markup=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:

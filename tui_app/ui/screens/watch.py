@@ -108,11 +108,11 @@ class WatchScreen(AreaScreen):
                 )
                 yield ProgressBar(total=1, show_eta=False, id="watch-progress")
                 # Under the bar, as wide as the column: why a check is incomplete is long.
-                yield SteadyStatic("", id="watch-status", markup=False)
+                yield SteadyStatic("", id="watch-status", beside="#watch-findings", markup=False)
             yield WatchHistory("", id="watch-history")
         yield Static("", id="watch-filters", markup=False)
         yield PagedTable(COLUMNS, page_size=PAGE_SIZE, id="watch-findings")
-        yield SteadyStatic("", id="watch-detail", markup=False)
+        yield SteadyStatic("", id="watch-detail", beside="#watch-findings", markup=False)
 
     def on_mount(self) -> None:
         self.set_interval(REDRAW_EVERY, self._draw_progress)

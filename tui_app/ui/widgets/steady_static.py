@@ -8,8 +8,10 @@ p95 68 ms). Its height also flipped between jobs whose words wrap to more or few
 and the table above jumped with it.
 
 This one grows to the height its content needs (a max-height still caps it) and keeps it
-while its width stays the same, so an update that fits is drawn in place. :meth:`fit` gives up the rows kept, for
-a moment when the screen may move (a job ended, say).
+while its width stays the same, so an update that fits is drawn in place. :meth:`fit`
+gives up the rows kept, for a moment when the screen may move (a job ended, say). Rows
+are not kept while the table beside it is short (a small terminal): there the table's
+rows matter more than a still screen (QA, 60x20: a job's lines table showed no row).
 """
 
 from __future__ import annotations
@@ -18,10 +20,15 @@ from textual import events
 from textual.visual import VisualType
 from textual.widgets import Static
 
+ROWS_BESIDE = 6
+"""Rows the widget named by ``beside`` must have for rows to be kept."""
+
 
 class SteadyStatic(Static):
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, beside: str, **kwargs) -> None:
+        """``beside``: a selector of the widget (a table) that gives up rows for this one."""
         super().__init__(*args, **kwargs)
+        self.beside = beside
         self._width = 0
         """The width the rows kept were needed at."""
 
@@ -30,9 +37,13 @@ class SteadyStatic(Static):
         width, height = self.content_size
         if not width:  # not laid out yet: its first layout sizes it
             self.refresh(layout=True)
-        elif (needed := self.get_content_height(self.size, self.size, width)) > height:
+            return
+        needed = self.get_content_height(self.size, self.size, width)
+        if needed > height:
             # The style lays the screen out once; later updates that fit do not.
             self.styles.min_height = needed + self.styles.gutter.height
+        elif needed < height and self.screen.query_one(self.beside).size.height < ROWS_BESIDE:
+            self.fit()
 
     def fit(self) -> None:
         """Take the height the content needs now, giving up rows kept for earlier content."""
