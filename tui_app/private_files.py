@@ -9,6 +9,7 @@ chose is left as it is.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -60,14 +61,30 @@ SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")
 def touch_private(path: Path) -> Path:
     """Make sure ``path`` exists as a 0600 file (before SQLite opens it: it gives new -wal
     and -shm files the database file's mode). Companions left 0644 by an older version are
-    narrowed too: SQLite keeps an existing file's mode."""
+    narrowed too: SQLite keeps an existing file's mode.
+
+    An existing file is never opened: closing any descriptor of a database file releases
+    every POSIX lock this process holds on it, those of a SQLite connection already open
+    on it too, and another process may then write under that connection (SQLite's "How To
+    Corrupt": a test that opened the bulk journal beside the app's saw "database disk image
+    is malformed")."""
     private_folder(path.parent)
-    os.close(_opener(str(path), os.O_RDWR | os.O_CREAT))
+    try:
+        os.close(_opener(str(path), os.O_RDWR | os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        if path.is_dir():  # said as opening it would have said it
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path)) from None
+        _narrow(path)
     for suffix in SQLITE_COMPANIONS:
         companion = path.with_name(path.name + suffix)
-        if companion.exists() and companion.stat().st_mode & 0o777 != FILE_MODE:
-            os.chmod(companion, FILE_MODE)
+        if companion.exists():
+            _narrow(companion)
     return path
+
+
+def _narrow(path: Path) -> None:
+    if path.stat().st_mode & 0o777 != FILE_MODE:
+        os.chmod(path, FILE_MODE)
 
 
 def safe_cell(value: Any) -> Any:
