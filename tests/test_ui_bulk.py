@@ -326,22 +326,30 @@ async def test_the_details_filter_and_save_the_report_and_the_lines_to_fix(ui_ap
         assert app.screen is screen
 
 
-async def test_the_lines_stay_put_as_the_cursor_moves_between_their_problems(ui_app, tmp_path):
-    """A line whose problems wrap took more rows under the table than a completed one, so
-    every key between them moved the table and laid the whole screen out again."""
+async def lines_table_heights(ui_app, folder: Path, size, keys) -> list[int]:
+    """The job details' lines table height after each of ``keys``, for a job of the mixed
+    file in ``folder``."""
     app = ui_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         screen = await open_bulk(app, pilot)
-        await submit_and_wait(app, pilot, screen, mixed_file(tmp_path))
+        await submit_and_wait(app, pilot, screen, mixed_file(folder))
         await pilot.press("enter")  # on the job's row
         await settle(app, pilot)
         table = app.screen.query_one("#bulk-lines", PagedTable).table
         heights = []
-        for key in ("down",) * 5 + ("up",) * 5:  # lines 2 to 6 and back
+        for key in keys:
             await pilot.press(key)
             await settle(app, pilot)
             heights.append(table.size.height)
-        assert len(set(heights[5:])) == 1, heights  # every line seen: it no longer moves
+        return heights
+
+
+async def test_the_lines_stay_put_as_the_cursor_moves_between_their_problems(ui_app, tmp_path):
+    """A line whose problems wrap took more rows under the table than a completed one, so
+    every key between them moved the table and laid the whole screen out again."""
+    keys = ("down",) * 5 + ("up",) * 5  # lines 2 to 6 and back
+    heights = await lines_table_heights(ui_app, tmp_path, SIZE, keys)
+    assert len(set(heights[5:])) == 1, heights  # every line seen: it no longer moves
 
 
 async def test_on_a_small_terminal_the_lines_table_keeps_its_rows_after_a_long_problem(
@@ -351,19 +359,8 @@ async def test_on_a_small_terminal_the_lines_table_keeps_its_rows_after_a_long_p
     detail kept them and the lines table showed its header alone on every line after."""
     folder = tmp_path / ("quarterly-producer-registry-reconciliation-" * 2)
     folder.mkdir()
-    app = ui_app()
-    async with app.run_test(size=(60, 20)) as pilot:
-        screen = await open_bulk(app, pilot)
-        await submit_and_wait(app, pilot, screen, mixed_file(folder))
-        await pilot.press("enter")  # on the job's row
-        await settle(app, pilot)
-        table = app.screen.query_one("#bulk-lines", PagedTable).table
-        shown = []
-        for _ in range(5):  # lines 2 to 6
-            await pilot.press("down")
-            await settle(app, pilot)
-            shown.append(table.size.height - 1)  # rows under the header
-        assert shown[-1] >= 1, shown  # line 6, after lines 2 and 4 and their problems
+    heights = await lines_table_heights(ui_app, folder, (60, 20), ("down",) * 5)  # lines 2-6
+    assert heights[-1] > 1, heights  # line 6, after lines 2 and 4: a row under the header
 
 
 async def test_markup_like_text_from_a_file_or_a_path_is_shown_as_it_is(ui_app, tmp_path):
