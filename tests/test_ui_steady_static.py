@@ -60,3 +60,16 @@ async def test_it_keeps_no_rows_while_the_widget_beside_it_is_short():
         steady.update("one row again")
         await pilot.pause()
         assert steady.size.height == 1 and below.size.height == 8  # given back at once
+
+
+async def test_an_update_after_the_widget_beside_it_is_gone_is_drawn():
+    # A worker's last update may come while the screen closes, its table removed first.
+    async with Panel().run_test(size=(40, 24)) as pilot:
+        steady = pilot.app.query_one("#steady")
+        await pilot.pause()
+        steady.update(WORDS)
+        await pilot.pause()
+        await pilot.app.query_one("#below").remove()
+        steady.update("one row again")  # fits in the rows kept: no table to ask
+        await pilot.pause()
+        assert "one row again" in str(steady.render()) and steady.size.height == 4

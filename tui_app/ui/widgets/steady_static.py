@@ -42,8 +42,12 @@ class SteadyStatic(Static):
         if needed > height:
             # The style lays the screen out once; later updates that fit do not.
             self.styles.min_height = needed + self.styles.gutter.height
-        elif needed < height and self.screen.query_one(self.beside).size.height < ROWS_BESIDE:
+        elif needed < height and self._beside_is_short():
             self.fit()
+
+    def _beside_is_short(self) -> bool:
+        # A query, not query_one: the table may be gone already while its screen closes.
+        return any(w.size.height < ROWS_BESIDE for w in self.screen.query(self.beside))
 
     def fit(self) -> None:
         """Take the height the content needs now, giving up rows kept for earlier content."""
