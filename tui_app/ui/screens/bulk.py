@@ -421,19 +421,18 @@ class BulkScreen(AreaScreen):
             )
             self._selected_shown = ()
             return
-        # The panel keeps the rows of the tallest job shown so far, so the table stays
-        # put as the cursor moves; it fits its job again when a job ends or comes.
-        moved = [seen.job.id for seen in jobs] != self.jobs_table.row_ids
+        ended = False
         for now in jobs:
             before = self.seen.get(now.job.id)
             ran = now.job.id in self.watching or (before is not None and before.running)
             if ran and not now.running:
                 self.watching.discard(now.job.id)
                 self._ended(now)
-                moved = True
+                ended = True
             self.seen[now.job.id] = now
-        self.jobs_table.fill(jobs, select)
-        if moved:
+        # The panel keeps the rows of the tallest job shown so far, so the table stays
+        # put as the cursor moves; it fits its job again when a job ends or comes.
+        if self.jobs_table.fill(jobs, select) or ended:
             self.query_one("#bulk-selected-text", SteadyStatic).fit()
         self._show_selected()
 

@@ -66,8 +66,9 @@ class JobsTable(PlainTable):
         index = min(self.cursor_row, len(self.row_ids) - 1)
         return self.row_ids[index] if index >= 0 else None
 
-    def fill(self, jobs: list[Attached], select: str | None = None) -> None:
-        """Show ``jobs``, the cursor kept on its job, or moved to ``select``."""
+    def fill(self, jobs: list[Attached], select: str | None = None) -> bool:
+        """Show ``jobs``, the cursor kept on its job, or moved to ``select``. True when
+        the rows are other jobs than before (the table rebuilt)."""
         ids = [seen.job.id for seen in jobs]
         if ids != self.row_ids:
             selected = select or self.selected_id
@@ -80,11 +81,12 @@ class JobsTable(PlainTable):
             self.row_ids = ids
             if selected in ids:
                 self.move_cursor(row=ids.index(selected), animate=False)
-            return
+            return True
         for seen in jobs:
             self._update_row(seen)
         if select in ids:
             self.move_cursor(row=ids.index(select), animate=False)
+        return False
 
     def _update_row(self, seen: Attached) -> None:
         row = cells(seen)

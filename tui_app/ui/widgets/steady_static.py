@@ -33,6 +33,8 @@ class SteadyStatic(Static):
         """The width the rows kept were needed at."""
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        """Show ``content``; whether the screen is laid out is decided here, by the height
+        it needs, so ``layout`` is not used."""
         super().update(content, layout=False)
         width, height = self.content_size
         if not width:  # not laid out yet: its first layout sizes it
