@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from bulk_support import named_pipe, validations_here
+from textual import events
 from textual.widgets import DataTable, Input, Static
 from ui_support import SIZE, settle, shown, sql_on_the_loop, wait_for
 
@@ -967,6 +968,20 @@ async def test_with_no_jobs_a_path_typed_at_once_goes_into_the_file_field(ui_app
         assert app.screen is screen
         assert screen.path_input.value == "/tmp/qa1/at"
         assert app.focused is screen.path_input
+
+
+async def test_with_no_jobs_a_path_typed_in_one_burst_goes_whole_into_the_file_field(ui_app):
+    """Seen in tmux: "/tmp/ux/recs.ndjson" typed at once (as a paste or a quick typist sends
+    it) left "/" in the field. Every key after the first had been queued for the table
+    before the first moved the focus, and the screen then let them go."""
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_bulk(app, pilot)
+        for character in "/tmp/qa1/at":  # queued together, as a terminal's one read
+            app.post_message(events.Key(character, character))
+        await pilot.pause()
+        assert screen.path_input.value == "/tmp/qa1/at"
+        assert app.screen is screen and app.focused is screen.path_input
 
 
 async def test_what_the_panel_says_of_one_file_goes_when_another_is_typed(ui_app, tmp_path):

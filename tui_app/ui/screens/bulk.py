@@ -154,12 +154,16 @@ class BulkScreen(AreaScreen):
         """A path typed on the empty jobs table (the focus there at first) goes into the
         file field from its first character (QA: the 1 of /tmp/qa1 opened Search, and the
         a and t after it an order form). A key the screen binds keeps its meaning: 1-6,
-        ? and the F-keys work there as before."""
+        ? and the F-keys work there as before.
+
+        Keys typed in one burst were all queued for the table before the first moved the
+        focus; they reach here with the field focused (which keeps the keys it gets), and
+        go into it too (seen: "/tmp/ux/recs.ndjson" left "/")."""
         table = self.jobs_table
         if (
             event.character
             and event.is_printable
-            and self.focused is table
+            and self.focused in (table, self.path_input)
             and not table.row_count
             and event.key not in self.active_bindings
         ):
