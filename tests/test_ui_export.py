@@ -7,7 +7,7 @@ import csv
 import json
 
 from textual.widgets import Input, SelectionList, Static
-from ui_support import SIZE, settle, shown, wait_for
+from ui_support import SIZE, layouts_asked, settle, shown, wait_for
 
 from tui_app.contract.export import AGENT_DATA_SETS, DataSet, ExportResponse
 from tui_app.ui.scenes import DEMO_AGENT
@@ -342,3 +342,22 @@ async def test_the_tree_and_the_sets_header_are_not_cut(ui_app):
         screen = await open_export(app, pilot)
         header = screen.query_one("#export-sets-box Label")
         assert header.region.width >= len(str(header.render())) == len("Sets (F2 all, F3 none)")
+
+
+async def test_browsing_the_records_of_a_data_set_draws_the_detail_in_place(ui_app):
+    """Each record the cursor reached laid the whole screen out for the detail beside the
+    tree; records of one data set take the same rows, so now none does."""
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_export(app, pilot)
+        await fetch(app, pilot)
+        screen.data_tree.focus()
+        await pilot.press(*["down"] * 4, "enter", "down")  # Appointment's first record
+        await settle(app, pilot)
+        detail = screen.query_one("#export-detail", Static)
+        asked = layouts_asked(detail)
+        await pilot.press("down", "down")
+        await settle(app, pilot)
+        assert str(screen.data_tree.cursor_node.label).startswith("3. TX")
+        assert "Appointment record 3" in str(detail.render())
+        assert asked and not any(asked)

@@ -11,7 +11,7 @@ from datetime import date
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
-from ui_support import SIZE, quit_asks, settle, wait_for
+from ui_support import SIZE, layouts_asked, quit_asks, settle, wait_for
 
 from tui_app.config import Auth, Environment, config_path, default_config, load_config, save_config
 from tui_app.ui.app import ProducerApp
@@ -161,8 +161,16 @@ async def test_env_status_says_when_the_variable_is_missing(
         screen = await open_settings(pilot)
         await pilot.press("down")
         await pilot.pause()
-        status = str(screen.query_one("#set-auth-token_env-status", Static).render())
-        assert status == "REGISTRY_TOKEN is not set in this terminal"
+        status = screen.query_one("#set-auth-token_env-status", Static)
+        assert str(status.render()) == "REGISTRY_TOKEN is not set in this terminal"
+        # The words follow each key typed, drawn in place: each key laid the screen out.
+        field = screen.query_one("#set-auth-token_env", Input)
+        field.focus()
+        await pilot.press("end")
+        status_asked, field_asked = layouts_asked(status), layouts_asked(field)
+        await type_text(pilot, "_2")
+        assert str(status.render()) == "REGISTRY_TOKEN_2 is not set in this terminal"
+        assert status_asked and not any(status_asked + field_asked)
         await settle(app, pilot)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
 from textual.app import App
+from textual.widget import Widget
 from textual.worker import WorkerCancelled
 
 SIZE = (120, 40)
@@ -118,3 +119,16 @@ def sql_on_the_loop(monkeypatch, database: str) -> list[str]:
 
     monkeypatch.setattr(sqlite3, "connect", traced)
     return on_loop
+
+
+def layouts_asked(widget: Widget) -> list[bool]:
+    """Every ``refresh`` of ``widget`` from now on, as whether it asked for a layout."""
+    asked: list[bool] = []
+    refresh = widget.refresh
+
+    def counted(*regions, layout: bool = False, **kwargs):
+        asked.append(layout)
+        return refresh(*regions, layout=layout, **kwargs)
+
+    widget.refresh = counted  # type: ignore[method-assign]
+    return asked

@@ -34,6 +34,7 @@ from tui_app.ui.widgets.export_tree import (
     SetEntry,
 )
 from tui_app.ui.widgets.marked import MarkedSelectionList
+from tui_app.ui.widgets.snug_static import SnugStatic
 from tui_app.ui.widgets.text_input import TextInput
 from tui_app.words import counted, file_name_part
 
@@ -93,7 +94,7 @@ class ExportScreen(AreaScreen):
                     markup=False,
                 )
             with VerticalScroll(id="export-detail-box"):
-                yield Static("", id="export-detail", markup=False)
+                yield SnugStatic("", id="export-detail", markup=False)
 
     def on_mount(self) -> None:
         self._set_kind("agent")

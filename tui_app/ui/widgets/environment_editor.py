@@ -29,6 +29,7 @@ from tui_app.environment_form import (
     is_required,
 )
 from tui_app.field_docs import field_doc
+from tui_app.ui.widgets.snug_static import SnugStatic
 from tui_app.ui.widgets.text_input import TextInput
 
 SECRET_HINT = (
@@ -81,7 +82,9 @@ class EnvironmentEditor(VerticalScroll):
                 with Horizontal(classes="set-inline"):
                     yield Switch(id=_wid("embedded"))
                     yield Static("", classes="set-switch-hint", id="embedded-state")
-                yield Static("", classes="set-error", id=_wid("embedded") + "-error", markup=False)
+                yield SnugStatic(
+                    "", classes="set-error", id=_wid("embedded") + "-error", markup=False
+                )
         yield from self._row("seed", TextInput(id=_wid("seed"), type="integer"))
         yield from self._row(
             "base_url",
@@ -129,8 +132,10 @@ class EnvironmentEditor(VerticalScroll):
             with Vertical(classes="set-control"):
                 yield control
                 if status:
-                    yield Static("", classes="env-status", id=_wid(key) + "-status", markup=False)
-                yield Static("", classes="set-error", id=_wid(key) + "-error", markup=False)
+                    yield SnugStatic(
+                        "", classes="env-status", id=_wid(key) + "-status", markup=False
+                    )
+                yield SnugStatic("", classes="set-error", id=_wid(key) + "-error", markup=False)
 
     # --- the draft in, the user's edits out ---
 

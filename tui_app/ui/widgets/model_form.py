@@ -41,6 +41,7 @@ from tui_app.ui.fields import (
     set_path,
     to_text,
 )
+from tui_app.ui.widgets.snug_static import SnugStatic
 from tui_app.ui.widgets.text_input import TextInput
 from tui_app.words import counted
 
@@ -216,7 +217,7 @@ class ModelForm(VerticalScroll, can_focus=False):
                 tooltip=spec.hint or None,
             )
         mark = " *" if spec.required else ""
-        error = Static("", classes="field-error", id=wid + "-error", markup=False)
+        error = SnugStatic("", classes="field-error", id=wid + "-error", markup=False)
         box = Vertical(
             Horizontal(
                 Label(f"{spec.name}{mark}", classes="field-label"), control, classes="field-row"
