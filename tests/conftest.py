@@ -164,16 +164,23 @@ def sandbox_dialect(request: pytest.FixtureRequest):
 
 
 @pytest.fixture
-def ui_app(config_file: Path, seeded_sandbox_db: Path, sandbox_dialect: str):
-    """A factory of ``ProducerApp`` on the embedded sandbox, its database copied from the
-    session's seeded one, so each test starts from the same registry; in the test's
-    sandbox dialect."""
-    from tui_app.config import data_dir, load_config
-    from tui_app.ui.app import ProducerApp
+def seeded_data(config_file: Path, seeded_sandbox_db: Path) -> None:
+    """The embedded sandbox's database in the test's data folder, copied from the
+    session's seeded one: each test starts from the same registry, and no test's app
+    seeds one of its own on a thread (about a second of CPU beside the test's own)."""
+    from tui_app.config import data_dir
 
     target = data_dir() / "sandbox-42.db"
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(seeded_sandbox_db, target)
+
+
+@pytest.fixture
+def ui_app(seeded_data: None, sandbox_dialect: str):
+    """A factory of ``ProducerApp`` on the embedded sandbox (:func:`seeded_data`), in the
+    test's sandbox dialect."""
+    from tui_app.config import load_config
+    from tui_app.ui.app import ProducerApp
 
     def make(**kwargs) -> ProducerApp:
         config = load_config()

@@ -20,6 +20,8 @@ from tui_app.ui.screens.settings import SettingsScreen
 
 STAGING_URL = "https://staging.example.com"
 
+pytestmark = pytest.mark.usefixtures("seeded_data")  # apps here start on the embedded sandbox
+
 
 def on_disk() -> dict:
     return tomllib.loads(config_path().read_text(encoding="utf-8"))
