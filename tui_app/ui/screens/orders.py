@@ -109,9 +109,11 @@ class OrdersScreen(AreaScreen):
         self.updated: set[str] = set()
         """Orders whose last filing from here replaced one that existed: said with each
         newer status too (the service's answer need not say so)."""
+        self.tabs = TabbedContent(id="order-tabs", initial="file")
+        """The form's tab and the tracking list's (held, not queried: see check_action)."""
 
     def compose_body(self) -> ComposeResult:
-        with TabbedContent(id="order-tabs", initial="file"):
+        with self.tabs:
             with TabPane("File an order", id="file"):
                 with Horizontal(id="order-top"):
                     with Vertical(classes="picker"):
@@ -233,7 +235,7 @@ class OrdersScreen(AreaScreen):
             select = self.query_one(selector, Select)
             with select.prevent(Select.Changed):
                 select.value = value
-        self.query_one("#order-tabs", TabbedContent).active = "file"
+        self.tabs.active = "file"
         await self._rebuild_form(values)
         self.baseline = self.form.data()
         # The panel told of the last order sent; this form is another one.
@@ -359,9 +361,11 @@ class OrdersScreen(AreaScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The form's keys only while the form is in view (QA: F5 on the tracking list,
-        a refresh key elsewhere, filed the hidden form)."""
-        if action in self.FORM_ACTIONS and self.query("#order-tabs"):
-            return self.query_one("#order-tabs", TabbedContent).active == "file"
+        a refresh key elsewhere, filed the hidden form). This runs for every key of the
+        footer on every focus move: a query of the tabs walked the whole screen each time,
+        some 60 ms of CPU for a Tab between two fields."""
+        if action in self.FORM_ACTIONS and self.tabs.is_attached:
+            return self.tabs.active == "file"
         return True
 
     @on(TabbedContent.TabActivated, "#order-tabs")
@@ -369,7 +373,7 @@ class OrdersScreen(AreaScreen):
         self.refresh_bindings()
 
     def action_tab(self, tab: str) -> None:
-        self.query_one("#order-tabs", TabbedContent).active = tab
+        self.tabs.active = tab
         # Focus follows into the tab: left in the hidden one, it would switch straight back.
         if tab == "file":
             self.form.focus_first_field()
