@@ -152,14 +152,16 @@ class WatchScreen(AreaScreen):
             # A finished check that could not read everyone is no all-clear: never "done";
             # one carried on here runs, whatever the store said when it stopped (QA).
             if self._stop is not None:
-                state = "running"
+                # Its counts as the check began would stand still above the live ones
+                # (QA: "1 read, 1,503 not read" all through a check).
+                said += f"\nCheck {last.id} (running) as of {last.today}: its progress is below"
             else:
                 state = "incomplete" if last.state == DONE and short else last.state.lower()
-            unread = f"{last.total - last.read:,} not read, " if short else ""
-            said += (
-                f"\nCheck {last.id} ({state}) as of {last.today}: "
-                f"{last.read:,} read, {unread}{counted(found, 'finding')}"
-            )
+                unread = f"{last.total - last.read:,} not read, " if short else ""
+                said += (
+                    f"\nCheck {last.id} ({state}) as of {last.today}: "
+                    f"{last.read:,} read, {unread}{counted(found, 'finding')}"
+                )
         self.query_one("#watch-roster", Static).update(said)
         self.query_one(WatchHistory).show(
             [c.id for c in reversed(checks)], counts, check_key=self.key("watch.check")
