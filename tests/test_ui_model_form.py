@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 from textual.widgets import Collapsible, Input, Static
+from textual.widgets._collapsible import CollapsibleTitle  # not exported; Textual is pinned
 
 from tui_app.contract.order import Order
 from tui_app.contract.profile import AgencyRecord, AgentRecord
@@ -325,3 +326,32 @@ async def test_typing_in_a_field_whose_error_changes_lays_out_only_when_the_erro
         await pilot.pause()
         assert (str(line.render()), line.display) == ("", False)
         assert asked
+
+
+async def test_a_group_marked_for_an_error_restyles_its_title_not_its_fields(monkeypatch):
+    """The class that marks a group's title lived on the group, and each change of it
+    restyled every field the group holds: the order form's Data group on the key that
+    made its first error appear, and on the one that made its last go."""
+    restyled: list[str] = []
+    update_styles = App.update_styles
+
+    def recorded(self, node, animate=True):
+        restyled.append(type(node).__name__)
+        return update_styles(self, node, animate)
+
+    app = StyledFormApp(ModelForm(Order, id="f"))
+    async with app.run_test(size=(100, 50)) as pilot:
+        (await app.form.reveal("data.taxId")).focus()
+        group = app.form.query_one("#f-data-group", Collapsible)
+        title = group.query_one(CollapsibleTitle)
+        await pilot.pause()
+        monkeypatch.setattr(App, "update_styles", recorded)
+        await pilot.press("1")
+        await pilot.pause()
+        assert "✗ 1 field to correct" in str(group.title)
+        assert title.styles.text_style.bold  # marked as the stylesheet says
+        await pilot.press(*"23456789")
+        await pilot.pause()
+        assert "to correct" not in str(group.title) and not title.styles.text_style.bold
+        assert "CollapsibleTitle" in restyled  # the title, not all the group holds
+        assert not {"Collapsible", "FieldGroup"} & set(restyled)

@@ -215,7 +215,7 @@ async def test_the_service_refusal_of_a_new_agent_without_demographic_is_shown(u
         assert "Demographic: is required for a new agent profile" in result
         group = screen.query_one("#" + widget_id("Demographic") + "-group", Collapsible)
         assert group.title == "Demographic  ✗ is required for a new agent profile"
-        assert group.has_class("-invalid") and not group.collapsed
+        assert group.invalid and not group.collapsed
         assert app.focused is screen.editor.form.query_one("#" + widget_id("Demographic.EmpStatus"))
         assert "not imported" in notes(app)[-1]
         # Adding the section and importing again clears the mark.
@@ -226,7 +226,7 @@ async def test_the_service_refusal_of_a_new_agent_without_demographic_is_shown(u
         )
         await pilot.press("f5")
         await settle(app, pilot)
-        assert group.title == "Demographic" and not group.has_class("-invalid")
+        assert group.title == "Demographic" and not group.invalid
 
 
 async def test_each_validation_of_the_service_lands_on_its_field(ui_app, monkeypatch):
@@ -300,7 +300,7 @@ async def test_the_contacts_title_counts_the_fields_to_correct_in_its_contacts(u
         item = screen.editor.contacts.query_one(Collapsible)
         group.collapsed = True
         assert str(group.title) == "Contacts  ✗ 1 field to correct"
-        assert group.has_class("-invalid")
+        assert group.invalid
         assert str(item.title) == "Contact 1: Billing  ✗ 1 field to correct"
         group.collapsed = False
         await fill(pilot, contact, {"EmailAddress": "billing@example.test"})
@@ -308,7 +308,7 @@ async def test_the_contacts_title_counts_the_fields_to_correct_in_its_contacts(u
             "Contacts",
             "Contact 1: Billing · billing@example.test",
         )
-        assert not group.has_class("-invalid")
+        assert not group.invalid
 
 
 async def test_an_agency_of_many_contacts_builds_a_contact_only_when_it_is_opened(ui_app):

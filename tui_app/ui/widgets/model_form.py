@@ -41,6 +41,7 @@ from tui_app.ui.fields import (
     set_path,
     to_text,
 )
+from tui_app.ui.widgets.field_group import FieldGroup
 from tui_app.ui.widgets.snug_static import SnugStatic
 from tui_app.ui.widgets.text_input import TextInput
 from tui_app.words import counted
@@ -51,7 +52,7 @@ def widget_id(path: str) -> str:
 
 
 def title_group(
-    group: Collapsible, name: str, notes: Sequence[str] = (), *, to_correct: int = 0
+    group: FieldGroup, name: str, notes: Sequence[str] = (), *, to_correct: int = 0
 ) -> None:
     """Title ``group`` with its ``name``, how many fields inside it to correct and what
     else is wrong with it, so a collapsed group still says it holds an error."""
@@ -59,7 +60,7 @@ def title_group(
     title = escape("  ".join([name, *count, *notes]))  # a service's words, not markup
     if group.title != title:
         group.title = title
-        group.set_class(bool(to_correct or notes), "-invalid")
+        group.invalid = bool(to_correct or notes)
 
 
 def _choices(spec: FieldSpec, text: str) -> list[tuple[Text, str]]:
@@ -136,7 +137,7 @@ class ModelForm(VerticalScroll, can_focus=False):
         for group in self.group_specs.values():  # outer before inner
             for child in group.children:
                 self._above[child.path] = [*self._above.get(group.path, []), group.path]
-        self._groups: dict[str, Collapsible] = {}
+        self._groups: dict[str, FieldGroup] = {}
         self._group_notes: dict[str, list[str]] = {}
         """What the caller says is wrong with a group as a whole, on its title."""
         self._built: dict[str, AwaitMount | None] = {}
@@ -172,12 +173,12 @@ class ModelForm(VerticalScroll, can_focus=False):
     def _widgets(self, specs: Iterable[FieldSpec | GroupSpec]) -> list[Widget]:
         return [self._group(s) if isinstance(s, GroupSpec) else self._field(s) for s in specs]
 
-    def _group(self, spec: GroupSpec) -> Collapsible:
+    def _group(self, spec: GroupSpec) -> FieldGroup:
         """A collapsible group, its fields built now only if it starts open."""
         open_ = spec.path in self.open_groups
         # Born with the class its state gives it: Collapsible adds "-collapsed" on mount
         # otherwise, and each such change restyles the group's whole subtree.
-        group = Collapsible(
+        group = FieldGroup(
             *(self._widgets(spec.children) if open_ else ()),
             title=spec.name,
             collapsed=not open_,

@@ -22,6 +22,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Collapsible, Static
 
 from tui_app.contract.errors import FieldError
+from tui_app.ui.widgets.field_group import FieldGroup
 from tui_app.ui.widgets.model_form import ModelForm, title_group
 
 _ITEM = re.compile(r"\[(\d+)\]\.?(.*)")
@@ -48,7 +49,7 @@ class ModelList(Vertical):
         """Says who an item is (from its data), after its number in its title."""
         self.context = context
         self._forms: list[ModelForm] = []
-        self._holders: dict[ModelForm, Collapsible] = {}
+        self._holders: dict[ModelForm, FieldGroup] = {}
         self._building: dict[ModelForm, AwaitMount] = {}
         """Forms of items opened, until their inputs exist."""
         self._made = 0  # ids stay unique while items come and go
@@ -79,12 +80,12 @@ class ModelList(Vertical):
         self._retitle()
         return self._forms[-1]
 
-    def _item(self, values: Mapping[str, Any], *, open_: bool) -> Collapsible:
+    def _item(self, values: Mapping[str, Any], *, open_: bool) -> FieldGroup:
         self._made += 1
         form = ModelForm(self.model, context=self.context, id=f"{self.id}-{self._made}")
         form.load(values)
         # Born with the class its state gives it (Collapsible adds it on mount otherwise).
-        holder = Collapsible(
+        holder = FieldGroup(
             *([form] if open_ else []),
             title=self.item_name,
             collapsed=not open_,

@@ -16,13 +16,13 @@ from typing import Any
 from textual import on
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Collapsible
 
 from tui_app.contract.errors import FieldError
 from tui_app.contract.profile import AgencyContact
 from tui_app.contract.profile_sets import RECORD_MODELS, Record
 from tui_app.export_files import split_for_xml, xml_input_excludes
 from tui_app.ui.fields import check, set_path
+from tui_app.ui.widgets.field_group import FieldGroup
 from tui_app.ui.widgets.model_form import ModelForm, title_group, widget_id
 from tui_app.ui.widgets.model_list import ModelList
 
@@ -47,7 +47,7 @@ class ProfileEditor(Vertical):
         self.held: dict[str, Any] = {}
         """Values of the loaded profile the XML document cannot carry, by path."""
         self.had_contacts = False
-        self._marked: list[Collapsible] = []
+        self._marked: list[FieldGroup] = []
         """Section groups whose title carries an error."""
         self._contacts_notes: list[str] = []
         """Errors naming the Contacts section as a whole, for its title."""
@@ -76,7 +76,7 @@ class ProfileEditor(Vertical):
             )
             # A group among the form's own, in the record's order, scrolling with them.
             await self.form.mount(
-                Collapsible(self.contacts, title="Contacts", id="contacts-group"),
+                FieldGroup(self.contacts, title="Contacts", id="contacts-group"),
                 before="#" + widget_id("Demographic") + "-group",
             )
         values = dict(data)
@@ -189,12 +189,12 @@ class ProfileEditor(Vertical):
         )
 
     @property
-    def _contacts_group(self) -> Collapsible:
-        return self.query_one("#contacts-group", Collapsible)
+    def _contacts_group(self) -> FieldGroup:
+        return self.query_one("#contacts-group", FieldGroup)
 
-    def _group(self, section: str) -> Collapsible | None:
+    def _group(self, section: str) -> FieldGroup | None:
         group_id = "contacts-group" if section == "Contacts" else widget_id(section) + "-group"
-        return self.query_one_optional("#" + group_id, Collapsible) if section else None
+        return self.query_one_optional("#" + group_id, FieldGroup) if section else None
 
     def focus_first_field(self) -> None:
         assert self.form is not None
