@@ -464,6 +464,15 @@ async def test_a_field_given_the_focus_keeps_its_text_and_the_cursor_goes_to_its
             await pilot.pause()
             await pilot.press("3")
             assert box.value == "123", field
+            # Left where the cursor was moved to, then focused again (QA: Left, Tab away,
+            # Tab back, and "Q" made ABC123 ABC1Q23).
+            await pilot.press("left", "left")
+            app.screen.set_focus(None)
+            await pilot.pause()
+            box.focus()
+            await pilot.pause()
+            await pilot.press("4")
+            assert box.value == "1234", field
 
 
 async def test_buttons_and_hints_name_a_remapped_key_as_it_is(ui_app):

@@ -19,6 +19,14 @@ class TextInput(Input):
         kwargs.setdefault("select_on_focus", False)
         super().__init__(*args, **kwargs)
 
+    def _on_focus(self, event: events.Focus) -> None:
+        # Before Input's own handler (Textual calls each class's): the cursor goes to the
+        # end of the text, wherever it was left (QA: Left, Tab away, Tab back, and a key
+        # typed landed mid-word). Not when the terminal regains its focus, nor over a
+        # selection made on purpose (a suggested name, to be typed over).
+        if not event.from_app_focus and self.selection.is_empty:
+            self.cursor_position = len(self.value)
+
     def _watch_value(self, value: str) -> None:
         # Input's watcher sets the text's width as its virtual size (its scroll bounds), a
         # reactive that lays the whole screen out: on every key, as the text grows. A
