@@ -361,3 +361,24 @@ async def test_browsing_the_records_of_a_data_set_draws_the_detail_in_place(ui_a
         assert str(screen.data_tree.cursor_node.label).startswith("3. TX")
         assert "Appointment record 3" in str(detail.render())
         assert asked and not any(asked)
+
+
+async def test_another_record_opens_at_the_top_of_the_detail(ui_app):
+    """QA, 80x24: scrolled down a record's detail, then Up to another record: it showed
+    from where the last one had been scrolled to, its title out of view."""
+    app = ui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_export(app, pilot)
+        await fetch(app, pilot)
+        screen.data_tree.focus()
+        await pilot.press(*["down"] * 4, "enter", "down", "down")  # Appointment record 2
+        await settle(app, pilot)
+        box = screen.query_one("#export-detail-box")
+        assert box.max_scroll_y > 0  # longer than the box at this size
+        box.scroll_end(animate=False)
+        await pilot.pause()
+        assert box.scroll_y > 0
+        await pilot.press("up")  # record 1
+        await settle(app, pilot)
+        assert "Appointment record 1" in text_of(screen, "#export-detail")
+        assert box.scroll_y == 0

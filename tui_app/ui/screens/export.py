@@ -62,6 +62,8 @@ class ExportScreen(AreaScreen):
         self.result: ExportResponse | None = None
         self.fetched: tuple[str, str] | None = None
         """(kind, profileKey) of the result shown."""
+        self._detail_of: object = None
+        """The tree node the detail shows (shown again, as on a reveal, it keeps its place)."""
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="export-top"):
@@ -181,6 +183,9 @@ class ExportScreen(AreaScreen):
         node = self.data_tree.cursor_node
         entry = node.data if node is not None else None
         detail = self.query_one("#export-detail", Static)
+        if node is not self._detail_of:  # another entry opens at its top (QA: its title
+            self._detail_of = node  # was scrolled off, kept at the last record's place)
+            self.query_one("#export-detail-box").scroll_home(animate=False)
         if isinstance(entry, RecordEntry):
             text = Text()
             text.append(f"{entry.data_set.name} record {entry.index + 1}\n\n", style="bold")
