@@ -4,6 +4,7 @@ an order from there; bad input named; 100,000 findings a page at a time; the pal
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 
 import httpx
@@ -366,3 +367,32 @@ async def test_a_check_carried_on_is_said_to_run_while_it_runs(ui_app):
         await until_said("(running)")
         await pilot.press("f6")
         await until_said("(stopped)")
+
+
+async def test_a_running_checks_findings_show_as_it_goes(ui_app):
+    """QA: while a check counted findings ("Checking: 4 of 6 read · 6 findings"), the table
+    under it said "No findings in what was read, but the check is incomplete", and the
+    chart 0 of every kind, until the check ended."""
+    from tui_app.config import Environment, default_config, save_config
+
+    paced = Environment(embedded=True, watch_rate=1)  # a record a second: time to look
+    save_config(default_config().model_copy(update={"environments": {"sandbox": paced}}))
+    app = ui_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_watch(app, pilot)
+        await pilot.press("f7")  # the demo roster, whose producers have findings
+        await wait_for(pilot, lambda: "6 producers" in text(screen, "#watch-roster"), "roster")
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: "(running)" in text(screen, "#watch-roster"), "the check")
+        shown = len(screen.findings.keys)  # those the check had when it began being shown
+        said = text(screen, "#watch-findings .paged-info")
+        assert shown or said.startswith("No findings yet: the check is running")
+
+        def found() -> int:  # by the progress line
+            counted = re.search(r"· ([\d,]+) findings", text(screen, "#watch-status"))
+            return int(counted[1].replace(",", "")) if counted else 0
+
+        await wait_for(pilot, lambda: found() > shown, "more findings")
+        await wait_for(pilot, lambda: len(screen.findings.keys) > shown, "them in the table")
+        assert "(running)" in text(screen, "#watch-roster")  # shown before the check ended
+        assert re.search(r"[1-9]\d*$", text(screen, "#watch-history"), re.MULTILINE)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from pathlib import Path
 
 from textual import on, work
@@ -29,13 +30,15 @@ from tui_app.ui.widgets.watch_history import WatchHistory
 from tui_app.watch.check import CheckSettings, Progress, run_check, shortfall
 from tui_app.watch.findings import KINDS, SEVERITIES
 from tui_app.watch.roster import RosterError, added_words, parse_npns, read_file
-from tui_app.watch.store import DONE, SORTS, StoreError, WatchDb, WatchStore
+from tui_app.watch.store import DONE, SORTS, Check, StoreError, WatchDb, WatchStore
 from tui_app.words import counted
 
 PAGE_SIZE = 100
 HISTORY = 8
 """Checks the bars show."""
 REDRAW_EVERY = 0.2
+FINDINGS_EVERY = 1.0
+"""How often a running check's findings (the table's page, the chart) are read again."""
 TEXT_WIDTH = 90
 COLUMNS = [
     ("severity", "Severity"),
@@ -97,6 +100,8 @@ class WatchScreen(AreaScreen):
         self._shown: dict[int, dict] = {}
         self._shortfall: str | None = None
         """Why the last check does not speak for the whole roster, if it does not."""
+        self._findings_read = 0.0
+        """When a running check's findings were last read again (monotonic seconds)."""
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="watch-head"):
@@ -163,9 +168,7 @@ class WatchScreen(AreaScreen):
                     f"{last.read:,} read, {unread}{counted(found, 'finding')}"
                 )
         self.query_one("#watch-roster", Static).update(said)
-        self.query_one(WatchHistory).show(
-            [c.id for c in reversed(checks)], counts, check_key=self.key("watch.check")
-        )
+        self._show_history(checks, counts)
         if last is not None and self.progress is None:
             bar = self.query_one("#watch-progress", ProgressBar)
             # What was read, not what was tried: records that failed leave the bar short.
@@ -177,6 +180,11 @@ class WatchScreen(AreaScreen):
             status.fit()  # the check's progress kept its rows: what it says now is shorter
         self.check_id = last.id if last else None
         self._show_findings()
+
+    def _show_history(self, checks: list[Check], counts: dict[int, dict[str, int]]) -> None:
+        self.query_one(WatchHistory).show(
+            [c.id for c in reversed(checks)], counts, check_key=self.key("watch.check")
+        )
 
     def _show_findings(self) -> None:
         # A finding's words keep their rows as the cursor moves (no layout a key); another
@@ -241,6 +249,8 @@ class WatchScreen(AreaScreen):
                 f"No findings of {shown_kind} and severity {self.severity or 'any'}; "
                 f"{self.key('watch.kind')} and {self.key('watch.severity')} change the filters."
             )
+        elif self._stop is not None:  # what was read so far: the check is not incomplete
+            empty = f"No findings yet: the check is running ({self.key('watch.stop')} stops it)."
         elif self._shortfall:
             empty = f"No findings in what was read, but the check is incomplete: {self._shortfall}."
         else:
@@ -413,6 +423,24 @@ class WatchScreen(AreaScreen):
             f"Checking: {p.read + p.failed:,} of {p.total:,} read · {p.findings:,} findings · "
             f"{p.per_second:,.0f}/s  ({self.key('watch.stop')} stops)"
         )
+        if time.monotonic() - self._findings_read >= FINDINGS_EVERY:
+            self._findings_read = time.monotonic()
+            self.read_findings_again()
+
+    @work(exclusive=True, group="watch-running")
+    async def read_findings_again(self) -> None:
+        """A running check's findings so far: the table's page again, its cursor kept, and
+        the chart (QA: "No findings" under the table and 0 of every kind in the chart
+        while the progress line counted them)."""
+        env = self.app.env_name
+        try:
+            checks = await self.db.call(WatchStore.checks, env, HISTORY)
+            counts = await self.db.call(WatchStore.kind_counts, [c.id for c in checks])
+        except StoreError:
+            return  # said by the check itself, or by the reload at its end
+        self._show_history(checks, counts)
+        if checks and checks[0].id == self.check_id:
+            self.findings.reload()
 
     # --- opening a finding ---
 
