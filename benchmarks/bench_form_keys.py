@@ -1,8 +1,8 @@
 """Typing into each area's form: from a key to the frame that shows its character.
 
 Every keystroke in a form checks the whole request against the contract and repaints
-the errors, and Textual lays out the screen again, so a form's cost per key grows with
-the widgets on screen. The app runs headless (Textual's Pilot, 120x40) on the embedded
+the errors (and laid the screen out, until the field stopped asking for it), so a form's
+cost per key grows with the widgets on screen. The app runs headless (Textual's Pilot, 120x40) on the embedded
 sandbox in a temporary home; in each area the script focuses a text field and types
 ``--keys`` letters, one every ``--every`` seconds, each timed from its arrival at the app
 until the field holds it and the next frame is drawn (``_common.KeyTimer``), with the
