@@ -438,6 +438,8 @@ class WatchScreen(AreaScreen):
             counts = await self.db.call(WatchStore.kind_counts, [c.id for c in checks])
         except StoreError:
             return  # said by the check itself, or by the reload at its end
+        if self._stop is None:
+            return  # the check ended meanwhile: the reload at its end shows it whole
         self._show_history(checks, counts)
         if checks and checks[0].id == self.check_id:
             self.findings.reload()
