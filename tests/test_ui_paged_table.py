@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from tui_app.ui.widgets.paged_table import PagedTable, Row, Source
+from tui_app.ui.widgets.plain_table import PlainTable
 
 COLUMNS = [("name", "Name"), ("what", "What")]
 
@@ -107,3 +108,33 @@ async def test_a_page_read_while_the_table_is_taken_down_is_dropped():
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert paged.keys == []  # dropped, and the app goes on (it failed on leaving)
+
+
+async def test_a_row_drawn_before_its_columns_were_widened_is_drawn_again():
+    """Seen in the Watch snapshot under load: the cursor moved straight after a page was
+    shown, its rows were drawn with the last page's (narrower) columns before the table
+    measured them, and kept as drawn: "License" for "License expired"."""
+
+    class Plain(App[None]):
+        def compose(self) -> ComposeResult:
+            yield PlainTable(cursor_type="row")
+
+    async with Plain().run_test(size=(60, 10)) as pilot:
+        table = pilot.app.query_one(PlainTable)
+        table.add_columns("Name", "What")
+        table.add_row("Bo", "x", key="1")
+        table.add_row("Cy", "x", key="2")
+        await pilot.pause()
+        # A new page, as PagedTable fills one: widths back to the labels', rows, cursor.
+        table.clear()
+        for column in table.columns.values():
+            column.content_width = column.label.cell_len
+        table.add_row("A name much longer", "x", key="1")
+        table.add_row("Another long one", "x", key="2")
+        table.move_cursor(row=1, animate=False)
+        early = [table.render_line(y).text for y in (1, 2)]  # drawn before it is measured
+        assert early[0].startswith(" A na  x") and early[1].startswith(" Anot  x")
+        await pilot.pause(0.05)  # the table's idle: it measures the rows
+        assert [c.content_width for c in table.columns.values()] == [18, 4]
+        assert table.render_line(1).text.startswith(" A name much longer  x")
+        assert table.render_line(2).text.startswith(" Another long one    x")

@@ -2,7 +2,8 @@
 
 Textual reads a string cell as markup, so a cell holding ``[/x]`` (a ProfileKey from a
 file, a service's message quoting a member's name) ended the app as its row was drawn.
-Every table of the app is one of these; rich ``Text`` cells pass unchanged.
+Every table of the app is one of these; rich ``Text`` cells pass unchanged. It also draws
+its rows again once their columns are widened for them (see ``_update_dimensions``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,16 @@ def _plain(cell: Any) -> Any:
 
 
 class PlainTable(DataTable[Any]):
+    def _update_dimensions(self, new_rows: Any) -> None:
+        # Textual widens the columns for new rows here, at the table's next idle, and keeps
+        # each row as drawn until the table's update count changes, which widening does
+        # not do. A row drawn before (the cursor moved straight after a page was shown,
+        # under load) stayed at the narrower widths: the Watch findings were seen cut to
+        # their labels' widths, "License" for "License expired". Drawn again here.
+        super()._update_dimensions(new_rows)
+        self._clear_caches()
+        self.refresh()
+
     @property
     def cursor_key(self) -> str | None:
         """The key of the row under the cursor; None in an empty table (where Textual's
