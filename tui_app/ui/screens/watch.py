@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from pathlib import Path
 
 from textual import on, work
@@ -100,8 +99,6 @@ class WatchScreen(AreaScreen):
         self._shown: dict[int, dict] = {}
         self._shortfall: str | None = None
         """Why the last check does not speak for the whole roster, if it does not."""
-        self._findings_read = 0.0
-        """When a running check's findings were last read again (monotonic seconds)."""
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="watch-head"):
@@ -121,6 +118,7 @@ class WatchScreen(AreaScreen):
 
     def on_mount(self) -> None:
         self.set_interval(REDRAW_EVERY, self._draw_progress)
+        self.set_interval(FINDINGS_EVERY, self._reread_while_checking)
         self.watch(self.app, "env_name", self._env_changed, init=False)
         self._show_filters()
         self.reload()
@@ -423,8 +421,9 @@ class WatchScreen(AreaScreen):
             f"Checking: {p.read + p.failed:,} of {p.total:,} read · {p.findings:,} findings · "
             f"{p.per_second:,.0f}/s  ({self.key('watch.stop')} stops)"
         )
-        if time.monotonic() - self._findings_read >= FINDINGS_EVERY:
-            self._findings_read = time.monotonic()
+
+    def _reread_while_checking(self) -> None:
+        if self._stop is not None:
             self.read_findings_again()
 
     @work(exclusive=True, group="watch-running")

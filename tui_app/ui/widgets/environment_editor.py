@@ -231,8 +231,8 @@ class EnvironmentEditor(VerticalScroll):
             row.display = shown
 
     def _update(self, selector: str, content: str | Text, *, shown: bool = True) -> None:
-        """Update a label only when its words change: every update costs a layout pass,
-        and this runs on each keystroke."""
+        """Update a label only when its words change: every update costs a repaint (a
+        plain Static's a layout pass too), and this runs on each keystroke."""
         widget = self.query_one(selector, Static)
         if self._shown.get(selector) != content:
             self._shown[selector] = content
